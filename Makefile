@@ -1,0 +1,36 @@
+# Two entry points, each doing its own set-up in a local virtual environment (.venv):
+#   make main   the main job (see README: until training exists, the most complete step)
+#   make test   lint, type check and the whole test suite
+# torch is installed first as `torch==2.13.0` (a CPU build on these machines), so that the
+# package's own `torch` range never pulls a newer build with CUDA.
+
+VENV ?= .venv
+PY := $(VENV)/bin/python
+GGP := $(VENV)/bin/ggp
+
+.PHONY: setup main test lint bench clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check torch==2.13.0
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[test]'
+	touch $@
+
+main: setup
+	$(GGP) check games/meier.gdl
+
+lint: setup
+	$(PY) -m ruff check ggp tests benchmarks
+	$(PY) -m ruff format --check ggp tests benchmarks
+	$(PY) -m mypy
+
+test: lint
+	$(PY) -m pytest
+
+bench: setup
+	$(PY) benchmarks/bench_parser.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,313 @@
+"""The one interface to a game's rules: :class:`Game`.
+
+Everything above the reasoner (sampler, CFR, players, protocol, training) talks to this
+class only. It loads and validates a description, picks a reasoner (the compiled propnet
+when the game grounds within the limits, otherwise the reference prover — ``reasoner``
+says which is in use), checks arguments, and keeps an LRU transition cache from
+``(state, joint move)`` to ``(next state, percepts)``.
+
+Example:
+    >>> game = Game.from_text('''
+    ...     (role player) (init (count 0))
+    ...     (<= (legal player inc) (true (count 0)))
+    ...     (<= (next (count 1)) (does player inc))
+    ...     (<= (sees player (now 1)) (does player inc))
+    ...     (<= terminal (true (count 1)))
+    ...     (<= (goal player 100) (true (count 1)))
+    ...     (<= (goal player 0) (true (count 0)))
+    ... ''', reasoner="prover")
+    >>> s = game.initial_state()
+    >>> game.legal_moves(s, "player")
+    (Const('inc'),)
+    >>> t = game.next_state(s, ["inc"])
+    >>> sorted(map(str, game.state_facts(t))), game.is_terminal(t), game.goals(t)
+    (['(count 1)'], True, (100,))
+    >>> sorted(map(str, game.percepts(s, ["inc"], "player")))
+    ['(now 1)']
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from cachetools import LRUCache
+
+from ggp.errors import GameError, GDLError, GroundingError
+from ggp.gdl.parser import parse_file, parse_term, parse_text
+from ggp.gdl.terms import Const, Description, Term
+from ggp.gdl.validate import check
+from ggp.reasoning.state_machine import JointMove, State, StateMachine
+
+__all__ = ["Game", "CacheInfo", "ReasonerName"]
+
+logger = logging.getLogger(__name__)
+
+ReasonerName = Literal["auto", "propnet", "prover"]
+RoleLike = Const | str
+MoveLike = Term | str
+JointLike = Sequence[MoveLike] | Mapping[RoleLike, MoveLike]
+
+#: Default number of transitions the LRU cache keeps.
+DEFAULT_CACHE_SIZE = 100_000
+
+
+@dataclass(frozen=True)
+class CacheInfo:
+    """Counters of the transition cache (all zero when the cache is off)."""
+
+    hits: int
+    misses: int
+    size: int
+    maxsize: int
+
+    @property
+    def hit_rate(self) -> float:
+        total = self.hits + self.misses
+        return self.hits / total if total else 0.0
+
+
+class Game:
+    """A game's rules, ready to play: roles, states, moves, percepts and goals.
+
+    Args:
+        machine: The reasoner answering the queries.
+        description: The parsed (and validated) game description.
+        reasoner: The name of the reasoner in use, ``"propnet"`` or ``"prover"``.
+        warnings: Problems tolerated at load time (unsafe rules).
+        cache_size: Transitions kept in the LRU cache; 0 turns the cache off.
+    """
+
+    def __init__(
+        self,
+        machine: StateMachine,
+        description: Description,
+        *,
+        reasoner: str,
+        warnings: Sequence[GDLError] = (),
+        cache_size: int = DEFAULT_CACHE_SIZE,
+    ) -> None:
+        self.machine = machine
+        self.description = description
+        self.reasoner = reasoner
+        self.warnings = tuple(warnings)
+        self.roles: tuple[Const, ...] = tuple(machine.roles)
+        self._role_index = {role: i for i, role in enumerate(self.roles)}
+        self.random_role: Const | None = (
+            Const("random") if Const("random") in self._role_index else None
+        )
+        self.player_roles: tuple[Const, ...] = tuple(r for r in self.roles if r != self.random_role)
+        self._cache: LRUCache[tuple[State, JointMove], list[object]] | None = (
+            LRUCache(maxsize=cache_size) if cache_size > 0 else None
+        )
+        self._hits = 0
+        self._misses = 0
+        self._terms: dict[str, Term] = {}
+
+    # ----------------------------------------------------------------- loading
+
+    @classmethod
+    def from_file(
+        cls,
+        path: str | Path,
+        *,
+        reasoner: ReasonerName = "auto",
+        cache_size: int = DEFAULT_CACHE_SIZE,
+        strict: bool = False,
+    ) -> Game:
+        """Load, validate and compile a game description file.
+
+        Raises:
+            GDLError: The file cannot be read, parsed or validated.
+            GroundingError: ``reasoner="propnet"`` and the game is too large to ground.
+        """
+        return cls.from_description(
+            parse_file(path), reasoner=reasoner, cache_size=cache_size, strict=strict
+        )
+
+    @classmethod
+    def from_text(
+        cls,
+        text: str,
+        path: str = "<string>",
+        *,
+        reasoner: ReasonerName = "auto",
+        cache_size: int = DEFAULT_CACHE_SIZE,
+        strict: bool = False,
+    ) -> Game:
+        """Like :meth:`from_file`, from KIF text."""
+        return cls.from_description(
+            parse_text(text, path), reasoner=reasoner, cache_size=cache_size, strict=strict
+        )
+
+    @classmethod
+    def from_description(
+        cls,
+        description: Description,
+        *,
+        reasoner: ReasonerName = "auto",
+        cache_size: int = DEFAULT_CACHE_SIZE,
+        strict: bool = False,
+    ) -> Game:
+        """Validate ``description`` and build the reasoner for it."""
+        warnings = check(description, strict=strict)
+        for warning in warnings:
+            logger.warning("%s", warning)
+        machine: StateMachine
+        name: str
+        if reasoner in ("auto", "propnet"):
+            try:
+                from ggp.reasoning.propnet_machine import PropnetStateMachine
+
+                machine, name = PropnetStateMachine(description), "propnet"
+            except GroundingError as e:
+                if reasoner == "propnet":
+                    raise
+                logger.warning("%s; using the reference prover instead", e)
+                machine, name = cls._prover(description), "prover"
+        elif reasoner == "prover":
+            machine, name = cls._prover(description), "prover"
+        else:
+            raise ValueError(f"unknown reasoner {reasoner!r}: use auto, propnet or prover")
+        return cls(machine, description, reasoner=name, warnings=warnings, cache_size=cache_size)
+
+    @staticmethod
+    def _prover(description: Description) -> StateMachine:
+        from ggp.reasoning.prover import ProverStateMachine
+
+        return ProverStateMachine(description)
+
+    # ----------------------------------------------------------------- arguments
+
+    def role(self, role: RoleLike) -> Const:
+        """The role term for ``role`` (a Const or its name, any case).
+
+        Raises:
+            GameError: No such role.
+        """
+        term = Const(role.lower()) if isinstance(role, str) else role
+        if term not in self._role_index:
+            names = " ".join(r.name for r in self.roles)
+            raise GameError(f"no role {role!s} in this game (roles: {names})")
+        return term
+
+    def role_index(self, role: RoleLike) -> int:
+        """Position of ``role`` in :attr:`roles`."""
+        return self._role_index[self.role(role)]
+
+    def term(self, move: MoveLike) -> Term:
+        """``move`` as a term: terms pass through, strings are parsed as KIF."""
+        if isinstance(move, Term):
+            return move
+        term = self._terms.get(move)
+        if term is None:
+            term = parse_term(move)
+            self._terms[move] = term
+        return term
+
+    def joint_move(self, joint: JointLike) -> JointMove:
+        """A joint move as a tuple in role order, from a sequence or a role->move mapping.
+
+        Raises:
+            GameError: The wrong number of moves, or a mapping that misses a role.
+        """
+        if isinstance(joint, Mapping):
+            by_role = {self.role(r): m for r, m in joint.items()}
+            missing = [r.name for r in self.roles if r not in by_role]
+            if missing:
+                raise GameError(f"joint move has no move for role(s) {' '.join(missing)}")
+            return tuple(self.term(by_role[r]) for r in self.roles)
+        if isinstance(joint, str):
+            raise GameError(f"a joint move is one move per role, not the string {joint!r}")
+        moves = tuple(m if isinstance(m, Term) else self.term(m) for m in joint)
+        if len(moves) != len(self.roles):
+            raise GameError(
+                f"joint move has {len(moves)} moves, the game has {len(self.roles)} roles "
+                f"({' '.join(r.name for r in self.roles)})"
+            )
+        return moves
+
+    # ----------------------------------------------------------------- queries
+
+    def initial_state(self) -> State:
+        """The state defined by ``init``."""
+        return self.machine.initial_state()
+
+    def legal_moves(self, state: State, role: RoleLike) -> tuple[Term, ...]:
+        """The legal moves of ``role`` in ``state``, sorted by their KIF text."""
+        return self.machine.legal_moves(state, self.role(role))
+
+    def _transition(self, state: State, joint: JointMove) -> list[object]:
+        cache = self._cache
+        if cache is None:
+            return [self.machine.next_state(state, joint), None]
+        key = (state, joint)
+        entry = cache.get(key)
+        if entry is None:
+            self._misses += 1
+            entry = [self.machine.next_state(state, joint), None]
+            cache[key] = entry
+        else:
+            self._hits += 1
+        return entry
+
+    def next_state(self, state: State, joint: JointLike) -> State:
+        """The state after every role plays its move of ``joint``.
+
+        Raises:
+            GameError: A missing or illegal move, or a state from another game.
+        """
+        entry = self._transition(state, self.joint_move(joint))
+        result = entry[0]
+        assert isinstance(result, State)
+        return result
+
+    def percepts(self, state: State, joint: JointLike, role: RoleLike) -> frozenset[Term]:
+        """What ``sees`` gives ``role`` when ``joint`` is played in ``state``."""
+        moves = self.joint_move(joint)
+        index = self.role_index(role)
+        entry = self._transition(state, moves)
+        percepts = entry[1]
+        if percepts is None:
+            percepts = tuple(self.machine.percepts(state, moves, r) for r in self.roles)
+            entry[1] = percepts
+        assert isinstance(percepts, tuple)
+        result: frozenset[Term] = percepts[index]
+        return result
+
+    def is_terminal(self, state: State) -> bool:
+        """Whether ``state`` ends the game."""
+        return self.machine.is_terminal(state)
+
+    def goals(self, state: State) -> tuple[int, ...]:
+        """One goal value 0..100 per role, in :attr:`roles` order."""
+        return self.machine.goals(state)
+
+    def state_facts(self, state: State) -> frozenset[Term]:
+        """The true base propositions of ``state``."""
+        return self.machine.state_facts(state)
+
+    def state_from_facts(self, facts: Iterable[Term | str]) -> State:
+        """The state whose true base propositions are ``facts`` (terms or KIF text)."""
+        return self.machine.state_from_facts(frozenset(self.term(f) for f in facts))
+
+    # ----------------------------------------------------------------- cache
+
+    def cache_info(self) -> CacheInfo:
+        """Hit and miss counts of the transition cache."""
+        if self._cache is None:
+            return CacheInfo(self._hits, self._misses, 0, 0)
+        return CacheInfo(self._hits, self._misses, len(self._cache), int(self._cache.maxsize))
+
+    def cache_clear(self) -> None:
+        """Empty the transition cache and reset its counters."""
+        if self._cache is not None:
+            self._cache.clear()
+        self._hits = self._misses = 0
+
+    def __repr__(self) -> str:
+        roles = " ".join(r.name for r in self.roles)
+        return f"<Game {self.description.path} roles=({roles}) reasoner={self.reasoner}>"

@@ -1,0 +1,100 @@
+"""The interface every reasoner implements, and the immutable game :class:`State`.
+
+Two implementations exist: :class:`~ggp.reasoning.prover.ProverStateMachine` (the slow,
+plainly correct reference over the un-ground rules) and the compiled propnet. Tests
+cross-check them. Users and everything above the reasoner use :class:`ggp.Game`, which
+wraps one of them with argument checking and the LRU transition cache.
+
+Conventions shared by all implementations:
+
+- Roles are :class:`~ggp.gdl.terms.Const` terms in file order, ``random`` included.
+- A joint move is a tuple with one move (a term) per role, in ``roles`` order.
+- ``legal_moves`` returns the moves in canonical order: sorted by their KIF text.
+- ``goals`` gives one int per role in ``roles`` order: the role's goal value, the largest
+  if the rules give several, 0 if they give none (e.g. for ``random``).
+- ``percepts`` is the frozenset of ``p`` with ``(sees role p)`` in the state, given the
+  joint move being played from it.
+- States are :class:`State` values made by the machine itself; passing a state made by
+  another machine, a role that does not exist, or a joint move with a missing or illegal
+  move raises :class:`~ggp.errors.GameError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Protocol, runtime_checkable
+
+from ggp.gdl.terms import Const, Term
+
+__all__ = ["State", "StateMachine", "JointMove"]
+
+#: One move per role, in the machine's ``roles`` order.
+JointMove = tuple[Term, ...]
+
+
+class State:
+    """An immutable, hashable game state.
+
+    Attributes:
+        key: The machine's own encoding of the set of true base propositions (a frozenset
+            of terms for the prover, an int bit-set for the propnet). Equal states of one
+            machine have equal keys.
+        owner: An object identifying the machine that made the state; states of different
+            machines never compare equal, and a machine refuses a foreign state.
+    """
+
+    __slots__ = ("key", "owner", "_hash")
+
+    key: Hashable
+    owner: object
+    _hash: int
+
+    def __init__(self, key: Hashable, owner: object) -> None:
+        object.__setattr__(self, "key", key)
+        object.__setattr__(self, "owner", owner)
+        object.__setattr__(self, "_hash", hash(key))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("State is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, State)
+            and self._hash == other._hash
+            and self.owner is other.owner
+            and self.key == other.key
+        )
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"<State {self.key!r}>"
+
+
+@runtime_checkable
+class StateMachine(Protocol):
+    """What a reasoner offers; see the module docstring for the conventions."""
+
+    @property
+    def roles(self) -> tuple[Const, ...]: ...
+
+    def initial_state(self) -> State: ...
+
+    def legal_moves(self, state: State, role: Const) -> tuple[Term, ...]: ...
+
+    def next_state(self, state: State, joint: Sequence[Term]) -> State: ...
+
+    def percepts(self, state: State, joint: Sequence[Term], role: Const) -> frozenset[Term]: ...
+
+    def is_terminal(self, state: State) -> bool: ...
+
+    def goals(self, state: State) -> tuple[int, ...]: ...
+
+    def state_facts(self, state: State) -> frozenset[Term]:
+        """The true base propositions of ``state`` (the F of each ``(true F)``)."""
+        ...
+
+    def state_from_facts(self, facts: frozenset[Term]) -> State:
+        """The state whose true base propositions are ``facts``."""
+        ...

@@ -1,0 +1,126 @@
+"""Every public game in ../shared parses and validates; the invalid ones are refused.
+
+The corpus and its known defects are described in ``shared/gdl/README.md``: two files
+use one name with two arities, and four contain unsafe rules, which must pass with a
+warning naming each rule and variable. Without the corpus these tests skip.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from ggp.errors import GDLSemanticError
+from ggp.gdl.parser import parse_file
+from ggp.gdl.validate import check, summarize, validate
+
+from conftest import SHARED, corpus_files, corpus_ids, requires_shared
+
+CORPUS = corpus_files("gdl", "scale")
+SCALE = corpus_files("scale")
+
+#: Files refused on purpose: ``(line, column, message)`` of each error.
+INVALID = {
+    "gdl/ggp-base-tests/test_invalid_function_arities_differ.kif": [
+        (9, 1, "function a used with arity 2 here and arity 1 at line 8"),
+    ],
+    "gdl/ggp-base-tests/test_invalid_sentence_arities_differ.kif": [
+        (14, 1, "relation foo used with arity 2 here and arity 1 at line 13"),
+    ],
+}
+
+#: Files with unsafe rules: ``(line, column, variable)`` of each warning. The README says
+#: blind breakthrough's two sees rules leave ``?p`` unbound; in fact the second leaves
+#: ``?player`` unbound (``(sees ?player (move ...))`` whose body binds ``?p``).
+UNSAFE = {
+    "gdl/gdl2/blind_breakthrough_5x5.kif": [(223, 1, "?p"), (240, 1, "?player")],
+    "gdl/ggp-base-tests/test_case_3b.kif": [
+        (14, 1, "?x"),
+        (14, 1, "?y"),
+        (14, 1, "?m"),
+        (14, 1, "?n"),
+        (15, 1, "?x"),
+        (15, 1, "?y"),
+        (15, 1, "?m"),
+        (15, 1, "?n"),
+    ],
+    "gdl/ggp-base-tests/test_case_3e.kif": [(9, 1, "?p"), (10, 1, "?p")],
+    "gdl/ggp-base-tests/test_case_3f.kif": [(12, 1, "?p"), (14, 1, "?p")],
+}
+
+_UNSAFE_MESSAGE = re.compile(
+    r"unsafe rule: variable (\?\S+) in .+ does not occur in a positive literal of the body"
+)
+
+
+def _name(path: Path) -> str:
+    return path.relative_to(SHARED).as_posix()
+
+
+@requires_shared
+def test_the_corpus_holds_the_files_these_tests_expect() -> None:
+    names = {_name(path) for path in CORPUS}
+    assert set(INVALID) <= names
+    assert set(UNSAFE) <= names
+    assert len(SCALE) == 3
+    assert len(names) >= 42
+
+
+@requires_shared
+@pytest.mark.parametrize("path", CORPUS, ids=corpus_ids(CORPUS))
+def test_corpus_file_validates(path: Path) -> None:
+    name = _name(path)
+    description = parse_file(path)
+    problems = validate(description)
+    errors = [(e.line, e.column, e.message) for e in problems if not e.warning]
+    warnings = [e for e in problems if e.warning]
+    assert errors == INVALID.get(name, [])
+    unsafe = []
+    for warning in warnings:
+        match = _UNSAFE_MESSAGE.fullmatch(warning.message)
+        assert match is not None, warning.message
+        unsafe.append((warning.line, warning.column, match.group(1)))
+    assert unsafe == UNSAFE.get(name, [])
+    if name in INVALID:
+        with pytest.raises(GDLSemanticError) as raised:
+            check(description)
+        assert raised.value.message == INVALID[name][0][2]
+        assert raised.value.path == str(path)
+    else:
+        assert len(check(description)) == len(unsafe)
+
+
+@requires_shared
+@pytest.mark.parametrize("name", sorted(UNSAFE))
+def test_unsafe_corpus_rules_are_errors_when_strict(name: str) -> None:
+    problems = validate(parse_file(SHARED / name), strict=True)
+    assert [(e.line, e.column) for e in problems] == [(line, col) for line, col, _ in UNSAFE[name]]
+    assert not any(e.warning for e in problems)
+
+
+@requires_shared
+@pytest.mark.parametrize("path", SCALE, ids=corpus_ids(SCALE))
+def test_scale_files_validate_quickly(path: Path) -> None:
+    description = parse_file(path)
+    start = time.perf_counter()
+    problems = validate(description)
+    elapsed_s = time.perf_counter() - start
+    assert problems == []
+    assert elapsed_s < 1.0, f"validate took {elapsed_s:.2f} s on {len(description)} rules"
+    summary = summarize(description)
+    assert summary.has_random
+    assert summary.roles[-1] == "random"
+
+
+@requires_shared
+def test_corpus_summaries() -> None:
+    gdl2 = summarize(parse_file(SHARED / "gdl/gdl2/meier.kif"))
+    assert gdl2.roles == ("random", "p1", "p2")
+    assert (gdl2.has_random, gdl2.has_sees) == (True, True)
+    tic_tac_toe = summarize(parse_file(SHARED / "gdl/gdl/ticTacToe.kif"))
+    assert tic_tac_toe.roles == ("xplayer", "oplayer")
+    assert (tic_tac_toe.has_random, tic_tac_toe.has_sees) == (False, False)
+    assert dict(tic_tac_toe.rule_counts)["init"] == 10

@@ -1,0 +1,107 @@
+"""The `ggp` command line: help, `ggp check` summaries and refusals."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ggp.cli import main
+
+from conftest import GAMES, SHARED, requires_shared
+
+TICTACTOE = """
+(role xplayer) (role oplayer)
+(init (cell 1 b)) (init (cell 2 b)) (init (control xplayer))
+(<= (legal ?p (mark ?c)) (true (control ?p)) (true (cell ?c b)))
+(<= (legal xplayer noop) (true (control oplayer)))
+(<= (legal oplayer noop) (true (control xplayer)))
+(<= (next (cell ?c x)) (does xplayer (mark ?c)))
+(<= (next (cell ?c o)) (does oplayer (mark ?c)))
+(<= (next (cell ?c ?v)) (true (cell ?c ?v)) (distinct ?v b))
+(<= (next (cell ?c b)) (true (cell ?c b)) (not (marked ?c)))
+(<= (marked ?c) (does ?p (mark ?c)))
+(<= (next (control oplayer)) (true (control xplayer)))
+(<= (next (control xplayer)) (true (control oplayer)))
+(<= open (true (cell ?c b)))
+(<= terminal (not open))
+(<= (goal xplayer 100) (true (cell 1 x)))
+(<= (goal xplayer 0) (not (true (cell 1 x))))
+(<= (goal oplayer 100) (not (true (cell 1 x))))
+(<= (goal oplayer 0) (true (cell 1 x)))
+"""
+
+
+def test_help_lists_only_implemented_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    commands = {line.split()[0] for line in out.splitlines() if line.startswith("    ")}
+    assert commands == {"check"}
+
+
+def test_check_help_documents_the_options(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    out = capsys.readouterr().out
+    for option in ("--strict", "--playouts", "--seed", "--reasoner", "file:line:col"):
+        assert option in out
+
+
+def test_check_prints_a_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    game = tmp_path / "tiny.gdl"
+    game.write_text(TICTACTOE)
+    assert main(["check", str(game), "--playouts", "5"]) == 0
+    out = capsys.readouterr().out
+    assert f"{game}: valid GDL" in out
+    assert "roles: xplayer oplayer" in out
+    assert "chance: no" in out
+    assert "hidden information: no" in out
+    assert "simultaneous moves: no" in out
+    assert "legal 3" in out and "role 2" in out
+
+
+def test_check_refuses_a_bad_file_with_its_position(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = tmp_path / "bad.gdl"
+    game.write_text("(role x)\n(<= (legal x noop)\n   (true (s 1)\n")
+    assert main(["check", str(game)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{game}:2:1: unexpected end of input")
+
+
+def test_check_refuses_a_semantic_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    game = tmp_path / "arity.gdl"
+    game.write_text(
+        TICTACTOE + "\n(<= (legal xplayer (mark 1 2 3)) (true (control xplayer)) (p))\n"
+    )
+    assert main(["check", str(game), "--playouts", "0"]) == 2
+    err = capsys.readouterr().err
+    assert f"{game}:" in err and "error" in err
+
+
+@pytest.mark.skipif(not (GAMES / "meier.gdl").exists(), reason="games/meier.gdl not written yet")
+def test_check_meier_through_the_console_script() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "ggp", "check", str(GAMES / "meier.gdl")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "roles: random p1 p2" in result.stdout
+    assert "chance: yes" in result.stdout
+    assert "hidden information: yes" in result.stdout
+
+
+@requires_shared
+def test_check_refuses_the_invalid_corpus_file(capsys: pytest.CaptureFixture[str]) -> None:
+    path = SHARED / "gdl" / "ggp-base-tests" / "test_invalid_sentence_arities_differ.kif"
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:" in err
