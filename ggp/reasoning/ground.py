@@ -106,16 +106,23 @@ _UNIVERSE: Relation = (_UNIVERSE_NAME, 1)
 class GroundingLimits:
     """Size limits past which :func:`ground` gives up with a GroundingError.
 
+    The defaults are about 50 times what the largest game of the corpus needs (the
+    11x11, 4-snake battlesnake: 21k atoms, 108k rule instances, 231k derivations) and
+    keep memory to about 1 GB.
+
     Attributes:
         max_atoms: Most ground atoms (static and possible dynamic ones together).
         max_rule_instances: Most ground instances of the dynamic rules.
         max_derivations: Most rule bindings enumerated in all (duplicates included);
             bounds the time spent on joins that derive little.
+        max_term_depth: Deepest derived atom (nesting of parentheses, as the parser's
+            ``MAX_DEPTH``); stops a counter such as ``(s (s ...))`` that grows forever.
     """
 
-    max_atoms: int = 5_000_000
-    max_rule_instances: int = 5_000_000
-    max_derivations: int = 100_000_000
+    max_atoms: int = 1_000_000
+    max_rule_instances: int = 2_000_000
+    max_derivations: int = 20_000_000
+    max_term_depth: int = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -496,6 +503,12 @@ class _Store:
     def add(self, relation: Relation, atom: Term) -> None:
         self.known.add(atom)
         self.atoms[relation].append(atom)
+        if atom.depth > self.limits.max_term_depth:
+            raise GroundingError(
+                f"grounding derives terms nested deeper than {self.limits.max_term_depth} "
+                f"levels (GroundingLimits.max_term_depth), such as {_shorten(atom)}; the "
+                f"relation that grows is {relation[0]}/{relation[1]}"
+            )
         if len(self.known) > self.limits.max_atoms:
             raise GroundingError(
                 f"grounding exceeds {self.limits.max_atoms:,} atoms "
@@ -532,6 +545,29 @@ class _Store:
                 buckets[tuple([view[p] for p in positions])].append(view)
             index.consumed = len(views.items)
         return index.buckets
+
+
+def _shorten(term: Term, limit: int = 80) -> str:
+    """The KIF text of ``term``, cut to ``limit`` characters."""
+    parts: list[str] = []
+    size = 0
+    stack: list[Term | str] = [term]
+    while stack and size < limit:  # iterative: the term may be deeper than the stack
+        item = stack.pop()
+        if isinstance(item, str):
+            text = item
+        elif isinstance(item, Func):
+            text = "(" + item.name
+            stack.append(")")
+            for arg in reversed(item.args):
+                stack.append(arg)
+                stack.append(" ")
+        else:
+            text = item.name
+        parts.append(text)
+        size += len(text)
+    text = "".join(parts)
+    return text if not stack else text[:limit] + " ..."
 
 
 def _largest_relation(atoms: Mapping[Relation, Sequence[Term]]) -> str:

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from ggp.gdl.validate import check
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ggp.errors import GDLError
 from ggp.gdl.parser import parse_text
+from ggp.gdl.validate import check
 
 from conftest import GAMES, corpus_files
 

@@ -168,8 +168,11 @@ def test_growing_game_stops_with_grounding_error() -> None:
         (<= (next (count (s ?n))) (true (count ?n)))
         (<= terminal (true (count 9)))
     """
-    with pytest.raises(GroundingError, match=r"count/1"):
-        ground_text(text, GroundingLimits(max_atoms=2_000))
+    with pytest.raises(GroundingError, match=r"max_atoms.*count/1"):
+        ground_text(text, GroundingLimits(max_atoms=2_000, max_term_depth=10_000))
+    # with the default limits the depth limit stops it at once
+    with pytest.raises(GroundingError, match=r"deeper than 100 levels.*\(count \(s \(s"):
+        ground_text(text)
 
 
 def test_rule_instance_limit() -> None:
