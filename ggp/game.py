@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+import numpy as np
+import numpy.typing as npt
 from cachetools import LRUCache
 
 from ggp.errors import GameError, GDLError, GroundingError
@@ -293,6 +295,38 @@ class Game:
     def state_from_facts(self, facts: Iterable[Term | str]) -> State:
         """The state whose true base propositions are ``facts`` (terms or KIF text)."""
         return self.machine.state_from_facts(frozenset(self.term(f) for f in facts))
+
+    def random_playouts(
+        self, state: State, n: int, rng: np.random.Generator, max_steps: int = 10_000
+    ) -> npt.NDArray[np.float64]:
+        """Mean goals of ``n`` uniformly random playouts from ``state``.
+
+        Uses the reasoner's batched playouts when it has them (the propnet), else plays
+        one playout at a time.
+
+        Returns:
+            ``[num_roles]`` float64: the mean goal value of each role (unfinished
+            playouts count as 0 for everyone).
+        """
+        batched = getattr(self.machine, "random_playouts", None)
+        if batched is not None:
+            result = batched(state, n, rng, max_steps)
+            goals: npt.NDArray[np.float64] = result.goals.mean(axis=0).astype(np.float64)
+            return goals
+        total = np.zeros(len(self.roles), dtype=np.float64)
+        for _ in range(n):
+            current = state
+            for _step in range(max_steps):
+                if self.machine.is_terminal(current):
+                    total += self.machine.goals(current)
+                    break
+                joint = tuple(
+                    moves[int(rng.integers(len(moves)))]
+                    for moves in (self.machine.legal_moves(current, r) for r in self.roles)
+                )
+                current = self.machine.next_state(current, joint)
+        mean: npt.NDArray[np.float64] = total / max(n, 1)
+        return mean
 
     # ----------------------------------------------------------------- cache
 

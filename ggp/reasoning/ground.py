@@ -572,6 +572,8 @@ def _shorten(term: Term, limit: int = 80) -> str:
 
 def _largest_relation(atoms: Mapping[Relation, Sequence[Term]]) -> str:
     """Name the relation with the most atoms (and, for keywords, the inner functor)."""
+    if not atoms:
+        return "(none yet)"
     relation, items = max(atoms.items(), key=lambda item: len(item[1]))
     name = f"{relation[0]}/{relation[1]}"
     if relation in (TRUE, NEXT, INIT, LEGAL, DOES, ("sees", 2)) and items:

@@ -40,7 +40,7 @@ from __future__ import annotations
 import itertools
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,6 +82,9 @@ class StateBatch:
 
     def __len__(self) -> int:
         return self.size
+
+    def __repr__(self) -> str:
+        return f"<StateBatch of {self.size} states, {len(self.bits)} base propositions>"
 
 
 @dataclass(frozen=True, eq=False)
@@ -282,7 +285,7 @@ class PropnetStateMachine:
         base = self._net.base
         return frozenset(base[k] for k in range(key.bit_length()) if key >> k & 1)
 
-    def state_from_facts(self, facts: frozenset[Term]) -> State:
+    def state_from_facts(self, facts: Iterable[Term]) -> State:
         """The state whose true base propositions are ``facts``.
 
         Raises:
@@ -530,6 +533,10 @@ class PropnetStateMachine:
             bits = compiled.next(bits, d, m)
             steps += 1
         return PlayoutResult(goals, lengths, finished)
+
+    def __repr__(self) -> str:
+        roles = " ".join(map(str, self._roles))
+        return f"<PropnetStateMachine {self._path!r} roles: {roles}>"
 
     def _record_goals(
         self,

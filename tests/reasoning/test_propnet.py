@@ -33,6 +33,7 @@ from conftest import SHARED, corpus_files, corpus_ids, requires_shared
 PLAYOUTS = int(os.environ.get("GGP_CROSSCHECK_PLAYOUTS", "50"))
 CORPUS = [p for p in corpus_files("gdl") if "test_invalid_" not in p.name]
 GAMES = SHARED / "gdl"
+OWN_GAMES = sorted((Path(__file__).resolve().parents[2] / "games").glob("*.gdl"))
 #: Games whose playouts are long enough that the default run plays fewer of them.
 SLOW_GAMES = {"breakthrough.kif": 10, "3pConnectFour.kif": 20}
 
@@ -144,6 +145,13 @@ def test_crosscheck_with_prover(path: Path) -> None:
     if "GGP_CROSSCHECK_PLAYOUTS" in os.environ:
         playouts = PLAYOUTS
     steps = crosscheck_playouts(prover, propnet, playouts, np.random.default_rng(1234))
+    crosscheck_batched(prover, propnet, steps)
+
+
+@pytest.mark.parametrize("path", OWN_GAMES, ids=[p.name for p in OWN_GAMES])
+def test_crosscheck_own_games(path: Path) -> None:
+    prover, propnet = machines(path)
+    steps = crosscheck_playouts(prover, propnet, PLAYOUTS, np.random.default_rng(99))
     crosscheck_batched(prover, propnet, steps)
 
 
