@@ -1,0 +1,250 @@
+"""A player that searches with depth-limited CFR from what its role has observed.
+
+Each move: draw full histories consistent with the player's observations, root a game
+tree at them (weighted), deepen it one step at a time while the time budget allows,
+running CFR+ on each tree, and play from the policy of the player's own information set
+at the root — which is keyed by its observation history, so the player never acts on
+hidden information it does not have.
+
+It is anytime: before any search finishes, a uniformly random legal move is ready.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from ggp.errors import GameError
+from ggp.gdl.terms import Term
+from ggp.players.base import MatchInfo, Observation
+from ggp.players.random_player import HistoryTracker
+from ggp.search.cfr import Algorithm, CFRSolver
+from ggp.search.evaluator import Evaluator, RolloutEvaluator
+from ggp.search.sampler import SampledHistory
+from ggp.search.tree import GameTree, ObservationIndex, build_tree
+
+__all__ = ["CFRPlayer", "CFRSettings", "SearchResult"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class CFRSettings:
+    """How a :class:`CFRPlayer` searches.
+
+    Attributes:
+        min_time_s: Search at least this long per move (unless the game tree is solved to
+            the end sooner).
+        max_time_s: Search at most this long per move (the deadline may cut it shorter).
+        margin_s: Reply this long before the deadline.
+        samples: Histories drawn per move to root the tree at.
+        max_depth: Deepest search, in steps below the current state.
+        max_nodes: Largest tree built.
+        iterations_per_check: CFR iterations between clock checks.
+        policy: Play from the ``"average"`` CFR policy, or from the policy of a
+            uniformly chosen iteration (``"random-iteration"``, as ReBeL does).
+        algorithm: ``"cfr+"`` or ``"dcfr"``.
+    """
+
+    min_time_s: float = 0.2
+    max_time_s: float = 1.0
+    margin_s: float = 0.05
+    samples: int = 32
+    max_depth: int = 30
+    max_nodes: int = 200_000
+    iterations_per_check: int = 20
+    policy: Literal["average", "random-iteration"] = "average"
+    algorithm: Algorithm = "cfr+"
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What one move's search found.
+
+    Attributes:
+        moves: ``[M]`` the player's legal moves.
+        policy: ``[M]`` probabilities of playing each.
+        depth: Depth of the deepest tree solved.
+        iterations: CFR iterations on that tree.
+        nodes: Nodes of that tree.
+        complete: Whether that tree reached the end of the game everywhere.
+        seconds: Time spent.
+    """
+
+    moves: tuple[Term, ...]
+    policy: tuple[float, ...]
+    depth: int
+    iterations: int
+    nodes: int
+    complete: bool
+    seconds: float
+
+
+class CFRPlayer:
+    """Depth-limited CFR from sampled histories (CFR-D); see the module docstring.
+
+    Args:
+        settings: Search settings.
+        evaluator: Values leaves at the depth limit (default: random playouts).
+        rng: The source of randomness.
+    """
+
+    name = "cfr"
+
+    def __init__(
+        self,
+        settings: CFRSettings | None = None,
+        evaluator: Evaluator | None = None,
+        rng: np.random.Generator | None = None,
+    ) -> None:
+        self.settings = settings if settings is not None else CFRSettings()
+        self.rng = rng if rng is not None else np.random.default_rng()
+        self.evaluator = evaluator if evaluator is not None else RolloutEvaluator(8, self.rng)
+        self._tracker: HistoryTracker | None = None
+        self.last_search: SearchResult | None = None
+
+    def start(self, match: MatchInfo) -> None:
+        self._tracker = HistoryTracker(match, self.rng)
+
+    def stop(self, observation: Observation) -> None:
+        self._tracker = None
+
+    def abort(self) -> None:
+        self._tracker = None
+
+    def play(self, observation: Observation, deadline: float) -> Term:
+        started = time.monotonic()
+        tracker = self._tracker
+        if tracker is None:
+            raise GameError("play() before start()")
+        tracker.observe(observation)
+        moves = tracker.legal_moves()
+        if not moves:
+            raise GameError(f"no legal move for {tracker.history.role}")
+        fallback = moves[int(self.rng.integers(len(moves)))]
+        if len(moves) == 1:
+            return moves[0]
+        settings = self.settings
+        stop_at = min(deadline - settings.margin_s, started + settings.max_time_s)
+        try:
+            result = self.search(stop_at, started + settings.min_time_s)
+        except GameError as e:  # e.g. no consistent history found in time
+            logger.warning("search failed (%s); playing a random legal move", e)
+            return fallback
+        if result is None:
+            return fallback
+        self.last_search = result
+        probabilities = np.array(result.policy, dtype=np.float64)
+        probabilities /= probabilities.sum()
+        return result.moves[int(self.rng.choice(len(result.moves), p=probabilities))]
+
+    def _roots(self, stop_at: float) -> list[tuple[SampledHistory, float]]:
+        tracker = self._tracker
+        assert tracker is not None
+        counts: dict[tuple[object, ...], list[object]] = {}
+        samples = [tracker.sample]
+        while len(samples) < self.settings.samples and time.monotonic() < stop_at:
+            samples.append(tracker.sampler.sample(tracker.history, self.rng))
+        for sample in samples:
+            key = tuple(sample.joint_moves)
+            if key in counts:
+                entry = counts[key]
+                entry[1] = float(entry[1]) + 1.0  # type: ignore[arg-type]
+            else:
+                counts[key] = [sample, 1.0]
+        return [(entry[0], float(entry[1])) for entry in counts.values()]  # type: ignore[misc]
+
+    def search(self, stop_at: float, min_until: float) -> SearchResult | None:
+        """Iterative deepening until ``stop_at``; None if no tree was solved in time."""
+        tracker = self._tracker
+        assert tracker is not None
+        settings = self.settings
+        game = tracker.game
+        role = tracker.history.role
+        started = time.monotonic()
+        roots = self._roots(stop_at)
+        observations = ObservationIndex()
+        best: SearchResult | None = None
+        last_build_s = 0.0
+        last_nodes = 1
+        for depth in range(1, settings.max_depth + 1):
+            now = time.monotonic()
+            if best is not None and (now >= stop_at or (best.complete and now >= min_until)):
+                break
+            # Skip a deeper tree that would not be built and solved in the time left.
+            if best is not None and last_build_s * max(best.nodes / last_nodes, 2) > stop_at - now:
+                break
+            build_start = time.monotonic()
+            try:
+                tree = build_tree(
+                    game,
+                    roots,
+                    depth=depth,
+                    evaluator=self.evaluator,
+                    max_nodes=settings.max_nodes,
+                    observations=observations,
+                )
+            except GameError as e:
+                logger.info("depth %d not searched: %s", depth, e)
+                break
+            last_build_s = time.monotonic() - build_start
+            last_nodes = max(best.nodes if best else 1, 1)
+            result = self._solve(tree, depth, stop_at, min_until, started)
+            if result is not None:
+                best = result
+            if bool(tree.leaf_terminal.all()):
+                break
+        if best is None:
+            return None
+        logger.info(
+            "%s: depth %d, %d iterations, %d nodes, %.2f s",
+            role,
+            best.depth,
+            best.iterations,
+            best.nodes,
+            best.seconds,
+        )
+        return best
+
+    def _solve(
+        self, tree: GameTree, depth: int, stop_at: float, min_until: float, started: float
+    ) -> SearchResult | None:
+        tracker = self._tracker
+        assert tracker is not None
+        settings = self.settings
+        infoset = tree.root_infoset(tracker.history.role)
+        if infoset is None:
+            return None
+        solver = CFRSolver(tree, settings.algorithm)
+        snapshots: list[np.ndarray] = []
+        complete = bool(tree.leaf_terminal.all())
+        while True:
+            solver.iterate(settings.iterations_per_check)
+            if settings.policy == "random-iteration":
+                snapshots.append(solver.policy(infoset, average=False).copy())
+            now = time.monotonic()
+            if now >= stop_at:
+                break
+            # A complete tree solved well enough leaves the rest of the budget unused.
+            if complete and now >= min_until and solver.iterations >= 200:
+                break
+            # Leave time for a deeper tree once the minimum budget is half used.
+            if not complete and solver.iterations >= 100 and now >= (started + min_until) / 2:
+                break
+        if settings.policy == "random-iteration" and snapshots:
+            policy = snapshots[int(self.rng.integers(len(snapshots)))]
+        else:
+            policy = solver.policy(infoset)
+        return SearchResult(
+            moves=tree.infoset_moves[infoset],
+            policy=tuple(float(p) for p in policy),
+            depth=depth,
+            iterations=solver.iterations,
+            nodes=len(tree.node_state),
+            complete=complete,
+            seconds=time.monotonic() - started,
+        )
