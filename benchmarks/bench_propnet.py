@@ -25,15 +25,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
+from ggp.bench import batched_rate, human, single_rate
 from ggp.gdl.parser import parse_file
 from ggp.reasoning.compile import compile_batch, compile_single
 from ggp.reasoning.ground import ground
 from ggp.reasoning.propnet import build_propnet
 from ggp.reasoning.propnet_machine import PropnetStateMachine
 from ggp.reasoning.prover import ProverStateMachine
-from ggp.reasoning.state_machine import StateMachine
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = (
@@ -62,54 +60,6 @@ class Row:
     prover: float
 
 
-def single_state_rate(machine: StateMachine, seconds: float, seed: int) -> float:
-    """States per second of random playouts through the StateMachine API."""
-    uniforms = np.random.default_rng(seed).random(1 << 16).tolist()
-    roles = machine.roles
-    legal_moves, next_state, is_terminal = (
-        machine.legal_moves,
-        machine.next_state,
-        machine.is_terminal,
-    )
-    start_state = machine.initial_state()
-    steps = 0
-    u = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while time.perf_counter() < deadline:
-        state = start_state
-        while not is_terminal(state):
-            joint = []
-            for role in roles:
-                moves = legal_moves(state, role)
-                joint.append(moves[int(uniforms[u] * len(moves))])
-                u = (u + 1) & 0xFFFF
-            state = next_state(state, joint)
-            steps += 1
-    return steps / (time.perf_counter() - start)
-
-
-def batched_rate(machine: PropnetStateMachine, batch: int, seconds: float, seed: int) -> float:
-    """States per second of ``random_playouts`` over ``batch`` states per call."""
-    rng = np.random.default_rng(seed)
-    machine.random_playouts(machine.initial_state(), 64, rng)  # compile, warm up
-    states = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while time.perf_counter() < deadline:
-        result = machine.random_playouts(machine.initial_state(), batch, rng)
-        states += int(result.lengths.sum())
-    return states / (time.perf_counter() - start)
-
-
-def human(rate: float) -> str:
-    if rate >= 1e6:
-        return f"{rate / 1e6:.2f}M"
-    if rate >= 1e3:
-        return f"{rate / 1e3:.1f}k"
-    return f"{rate:.0f}"
-
-
 def bench_game(path: Path, args: argparse.Namespace) -> Row:
     description = parse_file(path)
     start = time.perf_counter()
@@ -117,9 +67,10 @@ def bench_game(path: Path, args: argparse.Namespace) -> Row:
     machine.compiled_batch  # noqa: B018 - compile now, so the build time includes it
     build_s = time.perf_counter() - start
     net = machine.propnet
-    single = single_state_rate(machine, args.seconds, args.seed)
-    batched = batched_rate(machine, args.batch, args.seconds, args.seed)
-    prover = single_state_rate(ProverStateMachine(description), args.prover_seconds, args.seed)
+    single = single_rate(machine, args.seconds, args.seed).states_per_s
+    batched = batched_rate(machine, args.batch, args.seconds, args.seed).states_per_s
+    prover_machine = ProverStateMachine(description)
+    prover = single_rate(prover_machine, args.prover_seconds, args.seed).states_per_s
     return Row(
         path.stem, len(net.base), len(net.inputs), net.stats.nodes, build_s, single, batched, prover
     )

@@ -24,7 +24,7 @@ from ggp.players.base import MatchInfo, Observation
 from ggp.players.random_player import HistoryTracker
 from ggp.search.cfr import Algorithm, CFRSolver
 from ggp.search.evaluator import Evaluator, RolloutEvaluator
-from ggp.search.sampler import SampledHistory
+from ggp.search.sampler import HistorySampler, PosteriorSampler, SampledHistory
 from ggp.search.tree import GameTree, ObservationIndex, build_tree
 
 __all__ = ["CFRPlayer", "CFRSettings", "SearchResult"]
@@ -53,7 +53,7 @@ class CFRSettings:
     min_time_s: float = 0.2
     max_time_s: float = 1.0
     margin_s: float = 0.05
-    samples: int = 32
+    samples: int = 100
     max_depth: int = 30
     max_nodes: int = 200_000
     iterations_per_check: int = 20
@@ -91,6 +91,8 @@ class CFRPlayer:
         settings: Search settings.
         evaluator: Values leaves at the depth limit (default: random playouts).
         rng: The source of randomness.
+        sampler: Draws the histories the tree is rooted at (default: the exact posterior
+            under uniformly random opponents, :class:`PosteriorSampler`).
     """
 
     name = "cfr"
@@ -100,7 +102,9 @@ class CFRPlayer:
         settings: CFRSettings | None = None,
         evaluator: Evaluator | None = None,
         rng: np.random.Generator | None = None,
+        sampler: HistorySampler | None = None,
     ) -> None:
+        self._sampler = sampler
         self.settings = settings if settings is not None else CFRSettings()
         self.rng = rng if rng is not None else np.random.default_rng()
         self.evaluator = evaluator if evaluator is not None else RolloutEvaluator(8, self.rng)
@@ -108,6 +112,11 @@ class CFRPlayer:
         self.last_search: SearchResult | None = None
 
     def start(self, match: MatchInfo) -> None:
+        if (
+            self._sampler is not None
+            and getattr(self._sampler, "game", match.game) is not match.game
+        ):
+            self._sampler = None  # a sampler for another game: make a new one
         self._tracker = HistoryTracker(match, self.rng)
 
     def stop(self, observation: Observation) -> None:
@@ -142,21 +151,12 @@ class CFRPlayer:
         probabilities /= probabilities.sum()
         return result.moves[int(self.rng.choice(len(result.moves), p=probabilities))]
 
-    def _roots(self, stop_at: float) -> list[tuple[SampledHistory, float]]:
+    def _roots(self) -> list[tuple[SampledHistory, float]]:
         tracker = self._tracker
         assert tracker is not None
-        counts: dict[tuple[object, ...], list[object]] = {}
-        samples = [tracker.sample]
-        while len(samples) < self.settings.samples and time.monotonic() < stop_at:
-            samples.append(tracker.sampler.sample(tracker.history, self.rng))
-        for sample in samples:
-            key = tuple(sample.joint_moves)
-            if key in counts:
-                entry = counts[key]
-                entry[1] = float(entry[1]) + 1.0  # type: ignore[arg-type]
-            else:
-                counts[key] = [sample, 1.0]
-        return [(entry[0], float(entry[1])) for entry in counts.values()]  # type: ignore[misc]
+        if self._sampler is None:
+            self._sampler = PosteriorSampler(tracker.game)
+        return self._sampler.sample_many(tracker.history, self.settings.samples, self.rng)
 
     def search(self, stop_at: float, min_until: float) -> SearchResult | None:
         """Iterative deepening until ``stop_at``; None if no tree was solved in time."""
@@ -166,7 +166,7 @@ class CFRPlayer:
         game = tracker.game
         role = tracker.history.role
         started = time.monotonic()
-        roots = self._roots(stop_at)
+        roots = self._roots()
         observations = ObservationIndex()
         best: SearchResult | None = None
         last_build_s = 0.0

@@ -1,27 +1,115 @@
 """Sampling full game histories consistent with what one role has observed.
 
 A history is consistent with a role's :class:`~ggp.search.history.ObservationHistory` when,
-at every step, the joint move is legal, the role's own move is the one it played, and
-``sees`` gives the role exactly the percepts it received.
+at every step, the state is not terminal, the joint move is legal, the role's own move is
+the one it played, and ``sees`` gives the role exactly the percepts it received
+(:func:`check_consistent` tests exactly this).
 
-:class:`BacktrackingSampler` is the published training method (Partridge & Thielscher
-2022, https://arxiv.org/abs/2207.07195): a depth-first search over joint moves in random
-order, remembering (state, step) pairs proven to lead nowhere.
+Four samplers share the :class:`HistorySampler` protocol (``sample`` one history,
+``sample_many`` weighted histories ready for :func:`ggp.search.tree.build_tree`):
+
+- :class:`RejectionSampler`: naive rejection. Plays the game forward from the initial
+  state, the observer's moves fixed as observed, every other role drawing from a policy
+  model (chance uniform), and starts over as soon as the observer's percepts differ.
+  Unbiased (each accepted history has its posterior probability under the model), but
+  the acceptance rate falls exponentially with the length of the history.
+- :class:`BacktrackingSampler`: the published training method (Partridge & Thielscher
+  2022, "Hidden Information General Game Playing with Deep Learning and Search",
+  https://arxiv.org/abs/2207.07195): a depth-first search over consistent joint moves in
+  random order, remembering (state, step) pairs proven to lead nowhere. Always finds a
+  history when one exists, but is *biased*: it picks uniformly among the consistent
+  joint moves at each step, whatever their probability, and the histories behind a dead
+  end lend their share to their siblings. In Monty Hall, after the candidate chose door 1
+  and saw door 3 opened, it puts the car behind door 2 half of the time (truth: 2/3).
+- :class:`BiasedBacktrackingSampler`: the published bias. The same search, but joint
+  moves are tried in an order drawn (without replacement) with probability proportional
+  to the product over the other roles ``i`` of ``f(s, i, a) + 1/|A|``, where ``f`` is a
+  policy function (a network's policy) and ``|A|`` the number of legal moves of role
+  ``i``; chance stays uniform.
+- :class:`PosteriorSampler`: unbiased and exact. Draws histories with their true
+  posterior probability given chance and a model of the other roles' policies:
+  ``P(h | observations) ∝ Π_steps Π_{roles ≠ observer} π_role(a_role | s)`` over the
+  histories consistent with the observations (the observer's own policy factors are the
+  same for every such history and cancel). It runs the exact forward filter over
+  distinct states (with back-pointers, so that full histories are drawn exactly by
+  backward sampling) and falls back to a particle filter when a step has too many
+  distinct states.
+
+Policy models. A :class:`PolicyModel` is called as ``model(game, state, role_index,
+legal_moves)`` with the *true* state and returns one non-negative weight per legal move
+(normalised by the samplers). In GDL-II a role's information is its observation history,
+a function of the full history; the model is keyed by the state instead, which can
+express any policy that depends on what the state records (in Meier: the role's dice and
+the last claim; a role never knows more than the state), but not one that depends on past
+percepts the state has forgotten. Because the model sees only the state, histories that
+reach the same state at the same step have the same future, which is what lets the exact
+filter merge them; a model must therefore be a pure function of its arguments. The chance
+role ``random`` is always uniform over its legal moves and the model is never asked about
+it, nor about a role with a single legal move.
+
+Example:
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> import ggp
+    >>> from ggp.game import Game
+    >>> from ggp.gdl.terms import Const
+    >>> game = Game.from_file(Path(ggp.__file__).parents[1] / "games" / "montyhall.gdl")
+    >>> seen = ObservationHistory(Const("candidate")).extend(
+    ...     game.term("(choose 1)"), frozenset()
+    ... ).extend(Const("noop"), frozenset({game.term("(open_door 3)")}))
+    >>> belief = PosteriorSampler(game).belief(seen, np.random.default_rng(0))
+    >>> sorted(
+    ...     (str(f), round(float(p), 4))
+    ...     for s, p in zip(belief.states, belief.probabilities)
+    ...     for f in game.state_facts(s) if f.name == "car"
+    ... )
+    [('(car 1)', 0.3333), ('(car 2)', 0.6667)]
 """
 
 from __future__ import annotations
 
 import itertools
+import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
+import numpy.typing as npt
+from cachetools import LRUCache
 
 from ggp.errors import GameError
 from ggp.game import Game
+from ggp.gdl.terms import Term
 from ggp.reasoning.state_machine import JointMove, State
 from ggp.search.history import ObservationHistory
 
-__all__ = ["SampledHistory", "BacktrackingSampler", "consistent_joint_moves"]
+__all__ = [
+    "SampledHistory",
+    "consistent_joint_moves",
+    "check_consistent",
+    "PolicyModel",
+    "UniformPolicy",
+    "HistorySampler",
+    "RejectionSampler",
+    "BacktrackingSampler",
+    "BiasedBacktrackingSampler",
+    "PosteriorSampler",
+    "Belief",
+    "SamplerMode",
+    "make_sampler",
+]
+
+logger = logging.getLogger(__name__)
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+#: The names :func:`make_sampler` accepts.
+SamplerMode = Literal["rejection", "backtracking", "biased", "posterior"]
+
+#: Entries of the per-sampler cache of policy-model answers.
+DEFAULT_POLICY_CACHE_SIZE = 100_000
 
 
 @dataclass(frozen=True)
@@ -42,13 +130,17 @@ class SampledHistory:
         return self.states[-1]
 
 
+# --------------------------------------------------------------------------- consistency
+
+
 def consistent_joint_moves(
     game: Game, state: State, history: ObservationHistory, step: int
 ) -> list[JointMove]:
     """Every joint move at ``step`` from ``state`` that agrees with ``history``.
 
     The role's own move is fixed; the others range over their legal moves; a joint move is
-    kept when it gives the role the percepts it received at that step.
+    kept when it gives the role the percepts it received at that step. (Whether ``state``
+    is terminal is the caller's business.)
     """
     me = game.role_index(history.role)
     own = history.moves[step]
@@ -70,8 +162,302 @@ def consistent_joint_moves(
     return result
 
 
+def _format_step(history: ObservationHistory, step: int) -> str:
+    seen = " ".join(sorted(map(str, history.percepts[step])))
+    return f"step {step + 1} ({history.role} played {history.moves[step]}, saw {{{seen}}})"
+
+
+def check_consistent(game: Game, history: ObservationHistory, sampled: SampledHistory) -> None:
+    """Check that ``sampled`` explains ``history``, replaying it move by move.
+
+    Raises:
+        GameError: Naming the first step where ``sampled`` has the wrong length, starts
+            elsewhere than the initial state, reaches a terminal state too early, plays an
+            illegal move or another move for the role, gives the role other percepts, or
+            lists a state that is not the successor of the previous one.
+    """
+    steps = len(history)
+    if len(sampled.joint_moves) != steps or len(sampled.states) != steps + 1:
+        raise GameError(
+            f"the sampled history has {len(sampled.joint_moves)} joint moves and "
+            f"{len(sampled.states)} states; {steps} observations need {steps} and {steps + 1}"
+        )
+    if sampled.states[0] != game.initial_state():
+        raise GameError("the sampled history does not start in the initial state")
+    me = game.role_index(history.role)
+    for step, (state, joint) in enumerate(zip(sampled.states, sampled.joint_moves, strict=False)):
+        where = _format_step(history, step)
+        if game.is_terminal(state):
+            raise GameError(f"{where}: the sampled history is already in a terminal state")
+        if len(joint) != len(game.roles):
+            raise GameError(f"{where}: the joint move {joint} has the wrong number of moves")
+        for role, move in zip(game.roles, joint, strict=True):
+            if move not in game.legal_moves(state, role):
+                raise GameError(f"{where}: {move} is not a legal move of {role}")
+        if joint[me] != history.moves[step]:
+            raise GameError(f"{where}: the sampled history plays {joint[me]} for {history.role}")
+        percepts = game.percepts(state, joint, history.role)
+        if percepts != history.percepts[step]:
+            got = " ".join(sorted(map(str, percepts)))
+            raise GameError(f"{where}: the sampled history gives {history.role} {{{got}}}")
+        if game.next_state(state, joint) != sampled.states[step + 1]:
+            raise GameError(f"{where}: the next state is not the successor of the joint move")
+
+
+# --------------------------------------------------------------------------- policy models
+
+
+@runtime_checkable
+class PolicyModel(Protocol):
+    """A model of how a role moves: weights over its legal moves in a true state.
+
+    Called as ``model(game, state, role_index, legal_moves)``; returns ``[len(legal_moves)]``
+    non-negative finite weights, one per move of ``legal_moves`` (in that order), not all
+    zero. The samplers normalise them. See the module docstring for what keying a model by
+    the true state means in GDL-II; a model must be a pure function of its arguments.
+    """
+
+    def __call__(
+        self, game: Game, state: State, role: int, legal_moves: tuple[Term, ...], /
+    ) -> FloatArray: ...
+
+
+class UniformPolicy:
+    """Every legal move equally likely (the default model of the other roles).
+
+    Example:
+        >>> UniformPolicy()(None, None, 0, ("a", "b"))
+        array([0.5, 0.5])
+    """
+
+    def __call__(
+        self, game: Game, state: State, role: int, legal_moves: tuple[Term, ...], /
+    ) -> FloatArray:
+        return np.full(len(legal_moves), 1.0 / len(legal_moves), dtype=np.float64)
+
+    def __repr__(self) -> str:
+        return "UniformPolicy()"
+
+
+def _weights(raw: object, game: Game, role: int, legal: tuple[Term, ...], what: str) -> FloatArray:
+    """``raw`` as ``[len(legal)]`` float64 weights, checked (not normalised)."""
+    weights = np.asarray(raw, dtype=np.float64)
+    name = game.roles[role]
+    if weights.shape != (len(legal),):
+        raise GameError(
+            f"the {what} gave shape {weights.shape} for {name}'s {len(legal)} legal moves; "
+            "it must give one weight per legal move"
+        )
+    if not np.all(np.isfinite(weights)) or bool((weights < 0).any()):
+        raise GameError(
+            f"the {what} gave negative or non-finite weights {weights.tolist()} for {name}"
+        )
+    return weights
+
+
+class _PublishedBias:
+    """``f(s, i, a) + 1/|A|``: the published bias of a policy function ``f``."""
+
+    def __init__(self, function: PolicyModel) -> None:
+        self.function = function
+
+    def __call__(
+        self, game: Game, state: State, role: int, legal_moves: tuple[Term, ...], /
+    ) -> FloatArray:
+        raw = self.function(game, state, role, legal_moves)
+        f = _weights(raw, game, role, legal_moves, "policy function")
+        return f + 1.0 / len(legal_moves)
+
+
+class _MoveProbabilities:
+    """A policy model's normalised answers, checked and cached; chance is uniform."""
+
+    def __init__(self, game: Game, model: PolicyModel, cache_size: int) -> None:
+        self.game = game
+        self.model = model
+        self.chance = game.role_index(game.random_role) if game.random_role is not None else -1
+        self._cache: LRUCache[tuple[State, int], FloatArray] | None = (
+            LRUCache(maxsize=cache_size) if cache_size > 0 else None
+        )
+
+    def __call__(self, state: State, role: int, legal: tuple[Term, ...]) -> FloatArray:
+        """``[len(legal)]`` probabilities of ``role``'s legal moves in ``state``."""
+        if role == self.chance or len(legal) == 1:
+            return np.full(len(legal), 1.0 / len(legal), dtype=np.float64)
+        cache = self._cache
+        key = (state, role)
+        if cache is not None:
+            found = cache.get(key)
+            if found is not None:
+                return found
+        weights = _weights(
+            self.model(self.game, state, role, legal), self.game, role, legal, "policy model"
+        )
+        total = float(weights.sum())
+        if total <= 0:
+            raise GameError(
+                f"the policy model gave every legal move of {self.game.roles[role]} weight 0"
+            )
+        probs: FloatArray = weights / total
+        if cache is not None:
+            cache[key] = probs
+        return probs
+
+    def joint(self, state: State, joints: Sequence[JointMove], me: int) -> FloatArray:
+        """``[len(joints)]`` the probability of each joint move for every role but ``me``."""
+        result = np.ones(len(joints), dtype=np.float64)
+        if not joints:
+            return result
+        for role, name in enumerate(self.game.roles):
+            if role == me:
+                continue
+            legal = self.game.legal_moves(state, name)
+            if len(legal) == 1:
+                continue
+            position = {move: i for i, move in enumerate(legal)}
+            probs = self(state, role, legal)
+            result *= probs[[position[joint[role]] for joint in joints]]
+        return result
+
+
+def _draw(cumulative: FloatArray, rng: np.random.Generator) -> int:
+    """An index drawn with the probabilities whose running sum is ``cumulative``."""
+    index = int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"))
+    return min(index, len(cumulative) - 1)
+
+
+# --------------------------------------------------------------------------- the protocol
+
+
+@runtime_checkable
+class HistorySampler(Protocol):
+    """Draws full histories consistent with a role's observations."""
+
+    game: Game
+
+    def sample(self, history: ObservationHistory, rng: np.random.Generator) -> SampledHistory:
+        """One full history consistent with ``history``.
+
+        Raises:
+            GameError: No consistent history exists or none was found within the
+                sampler's limits.
+        """
+        ...
+
+    def sample_many(
+        self, history: ObservationHistory, n: int, rng: np.random.Generator
+    ) -> list[tuple[SampledHistory, float]]:
+        """``n`` histories with weights summing to 1, ready for ``build_tree(roots=...)``."""
+        ...
+
+
+def _check_count(n: int) -> None:
+    if n < 1:
+        raise ValueError(f"sample_many needs n >= 1, got {n}")
+
+
+# --------------------------------------------------------------------------- rejection
+
+
+class RejectionSampler:
+    """Naive rejection: play forward with the policy model, restart on a wrong percept.
+
+    The observer's moves are fixed as observed (an attempt fails where its move is
+    illegal); chance is uniform; every other role draws from ``policy``. An attempt fails
+    as soon as the observer's percepts differ or the game ends early. Accepted histories
+    follow the exact posterior under ``policy`` (the same distribution as
+    :class:`PosteriorSampler`), at a cost that grows with the inverse probability of the
+    observations.
+
+    Args:
+        game: The rules.
+        policy: The model of the other roles (uniform if None).
+        max_attempts: Give up (GameError) after this many failed attempts in one call.
+        policy_cache_size: Policy-model answers kept, keyed by (state, role); 0: none.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        policy: PolicyModel | None = None,
+        *,
+        max_attempts: int = 100_000,
+        policy_cache_size: int = DEFAULT_POLICY_CACHE_SIZE,
+    ) -> None:
+        self.game = game
+        self.policy: PolicyModel = policy if policy is not None else UniformPolicy()
+        self.max_attempts = max_attempts
+        self._probabilities = _MoveProbabilities(game, self.policy, policy_cache_size)
+
+    def __repr__(self) -> str:
+        return f"RejectionSampler({self.game!r}, {self.policy!r}, max_attempts={self.max_attempts})"
+
+    def _attempt(
+        self, history: ObservationHistory, me: int, rng: np.random.Generator
+    ) -> SampledHistory | None:
+        game = self.game
+        state = game.initial_state()
+        states = [state]
+        joints: list[JointMove] = []
+        for step in range(len(history)):
+            if game.is_terminal(state):
+                return None
+            joint: list[Term] = []
+            for role, name in enumerate(game.roles):
+                legal = game.legal_moves(state, name)
+                if role == me:
+                    if history.moves[step] not in legal:
+                        return None
+                    joint.append(history.moves[step])
+                elif len(legal) == 1:
+                    joint.append(legal[0])
+                else:
+                    cumulative = np.cumsum(self._probabilities(state, role, legal))
+                    joint.append(legal[_draw(cumulative, rng)])
+            moves = tuple(joint)
+            if game.percepts(state, moves, history.role) != history.percepts[step]:
+                return None
+            state = game.next_state(state, moves)
+            states.append(state)
+            joints.append(moves)
+        return SampledHistory(tuple(states), tuple(joints))
+
+    def sample(self, history: ObservationHistory, rng: np.random.Generator) -> SampledHistory:
+        """One history drawn from the posterior, by rejection.
+
+        Raises:
+            GameError: No attempt of ``max_attempts`` succeeded.
+        """
+        me = self.game.role_index(history.role)
+        for attempt in range(self.max_attempts):
+            found = self._attempt(history, me, rng)
+            if found is not None:
+                if attempt >= 1000:
+                    logger.debug("rejection sampling took %d attempts", attempt + 1)
+                return found
+        raise GameError(
+            f"rejection sampling found no history consistent with the {len(history)} "
+            f"observations of {history.role} in {self.max_attempts} attempts: the "
+            "observations contradict the rules, or are too unlikely under the policy model "
+            "for rejection (use the posterior or backtracking sampler)"
+        )
+
+    def sample_many(
+        self, history: ObservationHistory, n: int, rng: np.random.Generator
+    ) -> list[tuple[SampledHistory, float]]:
+        """``n`` independent draws, each of weight ``1/n``."""
+        _check_count(n)
+        return [(self.sample(history, rng), 1.0 / n) for _ in range(n)]
+
+
+# --------------------------------------------------------------------------- backtracking
+
+
 class BacktrackingSampler:
     """Random depth-first search for a consistent history, with a cache of dead ends.
+
+    The published training method (see the module docstring); biased, since it picks
+    uniformly among the consistent joint moves at each step.
 
     Args:
         game: The rules.
@@ -84,6 +470,16 @@ class BacktrackingSampler:
         # (state, the observations still to explain) known to lead to no consistent history
         self._dead: set[tuple[State, object]] = set()
 
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.game!r}, max_nodes={self.max_nodes})"
+
+    def _order(
+        self, state: State, candidates: list[JointMove], me: int, rng: np.random.Generator
+    ) -> list[JointMove]:
+        """``candidates`` in the reverse of the order to try them (the last one first)."""
+        order = rng.permutation(len(candidates))
+        return [candidates[i] for i in order]
+
     def sample(self, history: ObservationHistory, rng: np.random.Generator) -> SampledHistory:
         """One history consistent with ``history``, found by randomised backtracking.
 
@@ -92,14 +488,17 @@ class BacktrackingSampler:
                 or none was found within ``max_nodes`` expansions.
         """
         game = self.game
+        me = game.role_index(history.role)
         steps = len(history)
         states: list[State] = [game.initial_state()]
         joints: list[JointMove] = []
         # Each frame: the candidate joint moves still to try at that step.
         frames: list[list[JointMove]] = []
         expanded = 0
+        deepest = 0
         while True:
             depth = len(joints)
+            deepest = max(deepest, depth)
             if depth == steps:
                 return SampledHistory(tuple(states), tuple(joints))
             if len(frames) == depth:  # first visit of this node
@@ -115,8 +514,8 @@ class BacktrackingSampler:
                     candidates: list[JointMove] = []
                 else:
                     candidates = consistent_joint_moves(game, state, history, depth)
-                    order = rng.permutation(len(candidates))
-                    candidates = [candidates[i] for i in order]
+                    if candidates:
+                        candidates = self._order(state, candidates, me, rng)
                 frames.append(candidates)
             frame = frames[-1]
             if frame:
@@ -130,7 +529,416 @@ class BacktrackingSampler:
             if not joints:
                 raise GameError(
                     f"the observations of {history.role} are inconsistent with the rules: "
-                    "no legal history produces them"
+                    f"no legal history explains {_format_step(history, deepest)}"
                 )
             joints.pop()
             states.pop()
+
+    def sample_many(
+        self, history: ObservationHistory, n: int, rng: np.random.Generator
+    ) -> list[tuple[SampledHistory, float]]:
+        """``n`` independent searches, each result of weight ``1/n``."""
+        _check_count(n)
+        return [(self.sample(history, rng), 1.0 / n) for _ in range(n)]
+
+
+class BiasedBacktrackingSampler(BacktrackingSampler):
+    """Backtracking that tries joint moves in an order biased by a policy function.
+
+    The published bias (Partridge & Thielscher 2022, https://arxiv.org/abs/2207.07195):
+    each other role ``i`` plays ``a`` with probability proportional to
+    ``f(s, i, a) + 1/|A|``, where ``f`` is ``policy`` (e.g. a network's move
+    probabilities) and ``|A|`` the number of ``i``'s legal moves; chance is uniform. At
+    each step the consistent joint moves are tried in an order drawn without replacement
+    (Gumbel top-k) with probability proportional to the product of those terms, so the
+    first try follows the biased distribution restricted to consistent joint moves, and
+    a dead end passes on to the next draw.
+
+    Args:
+        game: The rules.
+        policy: The policy function ``f``: ``[len(legal_moves)]`` non-negative values.
+        max_nodes: Give up (GameError) after expanding this many states in one call.
+        policy_cache_size: Policy answers kept, keyed by (state, role); 0: none.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        policy: PolicyModel,
+        max_nodes: int = 1_000_000,
+        *,
+        policy_cache_size: int = DEFAULT_POLICY_CACHE_SIZE,
+    ) -> None:
+        super().__init__(game, max_nodes)
+        self.policy = policy
+        self._probabilities = _MoveProbabilities(game, _PublishedBias(policy), policy_cache_size)
+
+    def __repr__(self) -> str:
+        return (
+            f"BiasedBacktrackingSampler({self.game!r}, {self.policy!r}, max_nodes={self.max_nodes})"
+        )
+
+    def _order(
+        self, state: State, candidates: list[JointMove], me: int, rng: np.random.Generator
+    ) -> list[JointMove]:
+        weights = self._probabilities.joint(state, candidates, me)
+        keys = np.log(weights) + rng.gumbel(size=len(candidates))
+        return [candidates[i] for i in np.argsort(keys, kind="stable")]
+
+
+# --------------------------------------------------------------------------- posterior
+
+
+@dataclass(frozen=True)
+class Belief:
+    """The posterior over the current state given a role's observations.
+
+    Attributes:
+        states: ``[K]`` the distinct states the game may be in.
+        probabilities: ``[K]`` float64, their posterior probabilities (sum 1).
+        exact: True when computed by exact enumeration, False for a particle estimate.
+    """
+
+    states: tuple[State, ...]
+    probabilities: FloatArray
+    exact: bool
+
+
+@dataclass
+class _Layer:
+    """The exact filter after some steps: distinct states with back-pointers.
+
+    ``incoming[k]`` holds node ``k``'s predecessors in the previous layer: ``[E]`` parent
+    indices, ``[E]`` joint moves and ``[E]`` the running sum of their normalised masses
+    (parent weight times the joint move's probability).
+    """
+
+    states: list[State]  # [K]
+    weights: FloatArray  # [K] sums to 1
+    incoming: list[tuple[IntArray, list[JointMove], FloatArray]]  # [K]
+    cumulative: FloatArray  # [K] running sum of weights
+
+
+@dataclass
+class _Particles:
+    """Weighted histories standing in for the filter from step ``start`` on."""
+
+    start: int
+    histories: list[SampledHistory]  # [P]
+    weights: FloatArray  # [P] sums to 1
+
+
+def _common_prefix(a: ObservationHistory, b: ObservationHistory) -> int:
+    steps = 0
+    for step in range(min(len(a), len(b))):
+        if a.moves[step] != b.moves[step] or a.percepts[step] != b.percepts[step]:
+            break
+        steps += 1
+    return steps
+
+
+class PosteriorSampler:
+    """Unbiased sampling: histories drawn with their posterior probability.
+
+    ``P(h | observations) ∝ Π_steps Π_{roles ≠ observer} π_role(a_role | s_step)`` over
+    the histories ``h`` consistent with the observations, where chance is uniform and
+    ``π`` is ``policy`` for the other players (see the module docstring for what a model
+    keyed by the true state can and cannot express).
+
+    Method: the exact forward filter. Layer ``t`` holds the distinct states reachable
+    in ``t`` steps by consistent histories, each with its posterior mass given the first
+    ``t`` observations, and for each state its predecessors with the mass each one
+    contributes. Histories reaching the same state are merged, which is exact because
+    the model depends on the state alone. A full history is then drawn exactly by
+    backward sampling: a final state by its mass, then a predecessor by its contribution,
+    step by step back to the initial state (forward filtering, backward sampling). When a
+    layer would exceed ``max_states`` distinct states, the filter draws ``num_particles``
+    exact histories from the last layer and continues as a particle filter with the
+    optimal proposal (each particle's next joint move is drawn among the consistent ones
+    in proportion to its probability, and the particle is weighted by their total;
+    systematic resampling when the effective sample size falls below half). Samples are
+    then drawn from the weighted particles, and :attr:`Belief.exact` is False.
+
+    The filter for the last history is kept: a history that extends it is filtered one
+    step further, not from the start.
+
+    Args:
+        game: The rules.
+        policy: The model of the other roles (uniform if None).
+        max_states: The most distinct states a layer of the exact filter may hold.
+        num_particles: Particles of the fallback filter.
+        policy_cache_size: Policy-model answers kept, keyed by (state, role); 0: none.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        policy: PolicyModel | None = None,
+        *,
+        max_states: int = 20_000,
+        num_particles: int = 2_000,
+        policy_cache_size: int = DEFAULT_POLICY_CACHE_SIZE,
+    ) -> None:
+        if max_states < 1 or num_particles < 1:
+            raise ValueError("max_states and num_particles must be at least 1")
+        self.game = game
+        self.policy: PolicyModel = policy if policy is not None else UniformPolicy()
+        self.max_states = max_states
+        self.num_particles = num_particles
+        self._probabilities = _MoveProbabilities(game, self.policy, policy_cache_size)
+        self._history: ObservationHistory | None = None
+        self._layers: list[_Layer] = []
+        self._particles: _Particles | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"PosteriorSampler({self.game!r}, {self.policy!r}, max_states={self.max_states}, "
+            f"num_particles={self.num_particles})"
+        )
+
+    # ------------------------------------------------------------------ public
+
+    def belief(self, history: ObservationHistory, rng: np.random.Generator) -> Belief:
+        """The posterior over the current state.
+
+        Args:
+            history: The observations.
+            rng: Used only by the particle fallback.
+
+        Raises:
+            GameError: No history with positive probability under the model explains
+                the observations.
+        """
+        self._update(history, rng)
+        if self._particles is None:
+            layer = self._layers[-1]
+            return Belief(tuple(layer.states), layer.weights.copy(), True)
+        totals: dict[State, float] = {}
+        particles = self._particles
+        for sampled, weight in zip(particles.histories, particles.weights, strict=True):
+            if weight > 0:
+                totals[sampled.state] = totals.get(sampled.state, 0.0) + float(weight)
+        probabilities = np.array(list(totals.values()), dtype=np.float64)
+        return Belief(tuple(totals), probabilities / probabilities.sum(), False)
+
+    def sample(self, history: ObservationHistory, rng: np.random.Generator) -> SampledHistory:
+        """One history drawn from the posterior.
+
+        Raises:
+            GameError: No history with positive probability under the model explains
+                the observations.
+        """
+        self._update(history, rng)
+        return self._draw(rng)
+
+    def sample_many(
+        self, history: ObservationHistory, n: int, rng: np.random.Generator
+    ) -> list[tuple[SampledHistory, float]]:
+        """``n`` independent draws from the posterior, each of weight ``1/n``."""
+        _check_count(n)
+        self._update(history, rng)
+        return [(self._draw(rng), 1.0 / n) for _ in range(n)]
+
+    # ------------------------------------------------------------------ filtering
+
+    def _initial_layer(self) -> _Layer:
+        one = np.ones(1, dtype=np.float64)
+        return _Layer([self.game.initial_state()], one, [], one.copy())
+
+    def _update(self, history: ObservationHistory, rng: np.random.Generator) -> None:
+        me = self.game.role_index(history.role)
+        cached = self._history
+        self._history = None  # until the filter is complete again
+        if cached is None or cached.role != history.role or not self._layers:
+            self._layers = [self._initial_layer()]
+            self._particles = None
+            done = 0
+        else:
+            common = _common_prefix(cached, history)
+            if self._particles is not None and common == len(cached):
+                done = len(cached)
+            else:
+                self._particles = None
+                done = min(common, len(self._layers) - 1)
+                del self._layers[done + 1 :]
+        for step in range(done, len(history)):
+            if self._particles is None:
+                layer = self._forward(self._layers[-1], history, step, me)
+                if layer is not None:
+                    self._layers.append(layer)
+                    continue
+                logger.info(
+                    "more than %d states consistent with %s's observations at step %d: "
+                    "continuing with %d particles",
+                    self.max_states,
+                    history.role,
+                    step + 1,
+                    self.num_particles,
+                )
+                self._particles = self._to_particles(rng)
+            self._propagate(self._particles, history, step, me, rng)
+        self._history = history
+
+    def _forward(
+        self, layer: _Layer, history: ObservationHistory, step: int, me: int
+    ) -> _Layer | None:
+        """The next layer, or None if it would hold more than ``max_states`` states."""
+        game = self.game
+        index: dict[State, int] = {}
+        states: list[State] = []
+        parents: list[list[int]] = []
+        joints: list[list[JointMove]] = []
+        masses: list[list[float]] = []
+        for k, state in enumerate(layer.states):
+            if game.is_terminal(state):
+                continue
+            candidates = consistent_joint_moves(game, state, history, step)
+            if not candidates:
+                continue
+            probs = self._probabilities.joint(state, candidates, me)
+            weight = float(layer.weights[k])
+            for joint, p in zip(candidates, probs.tolist(), strict=True):
+                if p <= 0.0:
+                    continue
+                child = game.next_state(state, joint)
+                j = index.get(child)
+                if j is None:
+                    if len(states) >= self.max_states:
+                        return None
+                    j = index[child] = len(states)
+                    states.append(child)
+                    parents.append([])
+                    joints.append([])
+                    masses.append([])
+                parents[j].append(k)
+                joints[j].append(joint)
+                masses[j].append(weight * p)
+        if not states:
+            raise self._no_history(history, step)
+        totals = np.array([sum(m) for m in masses], dtype=np.float64)
+        weights = totals / totals.sum()
+        incoming = []
+        for j in range(len(states)):
+            cumulative = np.cumsum(np.array(masses[j], dtype=np.float64))
+            incoming.append((np.array(parents[j], dtype=np.int64), joints[j], cumulative))
+        return _Layer(states, weights, incoming, np.cumsum(weights))
+
+    def _no_history(self, history: ObservationHistory, step: int) -> GameError:
+        return GameError(
+            f"no history with positive probability explains the observations of "
+            f"{history.role} up to {_format_step(history, step)}: the observations "
+            "contradict the rules, or the policy model gives them probability 0"
+        )
+
+    def _backward(self, node: int, rng: np.random.Generator) -> SampledHistory:
+        """A history ending at ``node`` of the last layer, drawn by backward sampling."""
+        layers = self._layers
+        states = [layers[-1].states[node]]
+        joints: list[JointMove] = []
+        for t in range(len(layers) - 1, 0, -1):
+            parents, moves, cumulative = layers[t].incoming[node]
+            edge = _draw(cumulative, rng)
+            joints.append(moves[edge])
+            node = int(parents[edge])
+            states.append(layers[t - 1].states[node])
+        return SampledHistory(tuple(reversed(states)), tuple(reversed(joints)))
+
+    def _to_particles(self, rng: np.random.Generator) -> _Particles:
+        last = self._layers[-1]
+        histories = [
+            self._backward(_draw(last.cumulative, rng), rng) for _ in range(self.num_particles)
+        ]
+        weights = np.full(self.num_particles, 1.0 / self.num_particles, dtype=np.float64)
+        return _Particles(len(self._layers) - 1, histories, weights)
+
+    def _propagate(
+        self,
+        particles: _Particles,
+        history: ObservationHistory,
+        step: int,
+        me: int,
+        rng: np.random.Generator,
+    ) -> None:
+        game = self.game
+        options: dict[State, tuple[list[JointMove], FloatArray]] = {}
+        histories: list[SampledHistory] = []
+        weights = particles.weights.copy()
+        for p, sampled in enumerate(particles.histories):
+            state = sampled.state
+            found = options.get(state)
+            if found is None:
+                if game.is_terminal(state):
+                    candidates: list[JointMove] = []
+                else:
+                    candidates = consistent_joint_moves(game, state, history, step)
+                probs = self._probabilities.joint(state, candidates, me)
+                found = options[state] = (candidates, np.cumsum(probs))
+            candidates, cumulative = found
+            total = float(cumulative[-1]) if len(cumulative) else 0.0
+            if total <= 0.0 or weights[p] <= 0.0:
+                weights[p] = 0.0
+                histories.append(sampled)
+                continue
+            joint = candidates[_draw(cumulative, rng)]
+            weights[p] *= total
+            histories.append(
+                SampledHistory(
+                    (*sampled.states, game.next_state(state, joint)),
+                    (*sampled.joint_moves, joint),
+                )
+            )
+        total_weight = float(weights.sum())
+        if total_weight <= 0.0:
+            if not any(len(found[0]) for found in options.values()):
+                raise self._no_history(history, step)
+            raise GameError(
+                f"all {len(histories)} particles died at {_format_step(history, step)}: "
+                "raise num_particles or max_states"
+            )
+        weights /= total_weight
+        ess = 1.0 / float(np.sum(weights**2))
+        if ess < len(weights) / 2:
+            positions = (rng.random() + np.arange(len(weights))) / len(weights)
+            chosen = np.minimum(np.searchsorted(np.cumsum(weights), positions), len(weights) - 1)
+            histories = [histories[i] for i in chosen]
+            weights = np.full(len(weights), 1.0 / len(weights), dtype=np.float64)
+        particles.histories = histories
+        particles.weights = weights
+
+    def _draw(self, rng: np.random.Generator) -> SampledHistory:
+        particles = self._particles
+        if particles is not None:
+            return particles.histories[_draw(np.cumsum(particles.weights), rng)]
+        return self._backward(_draw(self._layers[-1].cumulative, rng), rng)
+
+
+# --------------------------------------------------------------------------- factory
+
+
+def make_sampler(
+    game: Game, mode: SamplerMode, policy: PolicyModel | None = None
+) -> HistorySampler:
+    """The sampler of ``mode`` with its default limits.
+
+    Args:
+        game: The rules.
+        mode: ``"rejection"``, ``"backtracking"``, ``"biased"`` or ``"posterior"``.
+        policy: The model of the other roles (rejection, posterior; uniform if None) or
+            the policy function ``f`` (biased; required).
+
+    Raises:
+        ValueError: An unknown mode, or ``"biased"`` without a policy function.
+    """
+    if mode == "rejection":
+        return RejectionSampler(game, policy)
+    if mode == "backtracking":
+        return BacktrackingSampler(game)
+    if mode == "biased":
+        if policy is None:
+            raise ValueError("the biased sampler needs a policy function")
+        return BiasedBacktrackingSampler(game, policy)
+    if mode == "posterior":
+        return PosteriorSampler(game, policy)
+    raise ValueError(
+        f"unknown sampler mode {mode!r}: use rejection, backtracking, biased or posterior"
+    )
