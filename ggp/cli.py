@@ -11,7 +11,6 @@ import logging
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -25,43 +24,6 @@ __all__ = ["main", "build_parser"]
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_INVALID = 2
-
-
-@dataclass(frozen=True)
-class PlayoutStats:
-    """What seeded random playouts showed about a game."""
-
-    playouts: int
-    simultaneous: bool  # some state gave two or more non-random roles a choice at once
-    mean_length: float
-    max_length: int
-
-
-def sample_playouts(
-    game: object, playouts: int, rng: np.random.Generator, max_steps: int = 1000
-) -> PlayoutStats:
-    """Play ``playouts`` uniformly random games and record length and simultaneity."""
-    from ggp.game import Game
-
-    assert isinstance(game, Game)
-    simultaneous = False
-    lengths: list[int] = []
-    for _ in range(playouts):
-        state = game.initial_state()
-        steps = 0
-        while not game.is_terminal(state) and steps < max_steps:
-            legal = [game.legal_moves(state, role) for role in game.roles]
-            choosers = sum(
-                1
-                for role, moves in zip(game.roles, legal, strict=True)
-                if len(moves) > 1 and role != game.random_role
-            )
-            simultaneous = simultaneous or choosers >= 2
-            joint = tuple(moves[int(rng.integers(len(moves)))] for moves in legal)
-            state = game.next_state(state, joint)
-            steps += 1
-        lengths.append(steps)
-    return PlayoutStats(playouts, simultaneous, float(np.mean(lengths)), max(lengths))
 
 
 def _yes_no(flag: bool) -> str:
@@ -104,6 +66,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 def _simultaneous(description: object, args: argparse.Namespace) -> str:
     from ggp.game import Game
     from ggp.gdl.terms import Description
+    from ggp.info import sample_playouts
 
     assert isinstance(description, Description)
     try:
@@ -116,6 +79,115 @@ def _simultaneous(description: object, args: argparse.Namespace) -> str:
         f"{verdict} (seen in {stats.playouts} seeded random playouts, {game.reasoner};"
         f" two or more roles {'had' if stats.simultaneous else 'never had'} a choice at once)"
     )
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    """Print a game's roles, chance, hidden information, propnet size and playout figures."""
+    from ggp.game import Game
+    from ggp.info import game_info
+
+    try:
+        game = Game.from_file(args.game, reasoner=args.reasoner)
+    except GDLError as e:
+        print(e, file=sys.stderr)
+        return EXIT_INVALID
+    info = game_info(game, args.playouts, np.random.default_rng(args.seed))
+    stats = info.playouts
+    playouts = f"{stats.playouts} random playouts, seed {args.seed}"
+    print(info.path)
+    print(f"  roles: {' '.join(info.roles)}")
+    print(f"  chance: {_yes_no(info.has_chance)}")
+    print(f"  hidden information: {_yes_no(info.has_hidden_information)}")
+    print(f"  simultaneous moves: {_yes_no(info.simultaneous)} (seen in {playouts})")
+    if info.propnet is not None:
+        net = info.propnet
+        print(
+            f"  reasoner: propnet, {net.components} components ({net.base} base, "
+            f"{net.inputs} input, {net.gates} gates)"
+        )
+    elif args.reasoner == "prover":
+        print("  reasoner: prover (as asked; no propnet)")
+    else:
+        print("  reasoner: prover (the game is too large to ground for a propnet)")
+    cut = f"; {stats.unfinished} cut off" if stats.unfinished else ""
+    print(
+        f"  game length: mean {stats.mean_length:.2f}, max {stats.max_length} joint moves "
+        f"({playouts}{cut})"
+    )
+    branching = ", ".join(
+        f"{role} {value:.2f}" for role, value in zip(info.roles, stats.mean_branching, strict=True)
+    )
+    print(f"  branching factor (mean legal moves per step): {branching}")
+    return EXIT_OK
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """Let a person play one role against players from the registry."""
+    import math
+    import secrets
+
+    from ggp.errors import GameError
+    from ggp.game import Game
+    from ggp.gdl.terms import Const
+    from ggp.match import run_match
+    from ggp.players.base import Player
+    from ggp.players.human import HumanPlayer, PlayerQuit
+    from ggp.players.registry import make_player
+
+    try:
+        game = Game.from_file(args.game)
+        # Classic GDL: every role sees every move (Game makes that a percept), so the
+        # person knows the true state and may see the board.
+        public = game.moves_public
+    except GDLError as e:
+        print(e, file=sys.stderr)
+        return EXIT_INVALID
+    role = game.role(args.as_role) if args.as_role else game.player_roles[0]
+    if role == game.random_role:
+        raise GameError("random is chance, played by the referee: choose another role")
+    seed: int = args.seed if args.seed is not None else secrets.randbits(32)
+    streams = np.random.SeedSequence(seed).spawn(len(game.player_roles) + 1)
+    players: dict[Const, Player] = {}
+    for player_role, stream in zip(game.player_roles, streams[1:], strict=True):
+        rng = np.random.default_rng(stream)
+        if player_role == role:
+            players[player_role] = HumanPlayer(sys.stdin, sys.stdout, show_board=public, rng=rng)
+        else:
+            players[player_role] = make_player(args.vs, rng)
+    opponents = [r.name for r in game.player_roles if r != role]
+    against = f"{args.vs} as {' '.join(opponents)}" if opponents else "nobody but chance"
+    print(f"{args.game}: you play {role} against {against} (seed {seed}).")
+    if not public:
+        print("You see only your own moves and percepts, never the true state.")
+    try:
+        record = run_match(
+            game,
+            players,
+            np.random.default_rng(streams[0]),
+            start_clock_s=math.inf,
+            play_clock_s=math.inf,
+        )
+    except PlayerQuit:
+        for player in players.values():
+            player.abort()
+        return EXIT_ERROR
+    for replaced in record.replacements:
+        print(
+            f"Note: at step {replaced.step + 1} the referee replaced the move of "
+            f"{replaced.role} ({replaced.reason}) with {replaced.move}."
+        )
+    scores = zip(record.roles, record.goals, strict=True)
+    goals = ", ".join(f"{name} {goal}" for name, goal in scores)
+    print(f"Goals: {goals}")
+    print(f"You ({role}) scored {record.goals[game.role_index(role)]}.")
+    return EXIT_OK
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -154,7 +226,70 @@ def build_parser() -> argparse.ArgumentParser:
         help="reasoner for the playouts (default auto: propnet, prover if too large)",
     )
     check.set_defaults(handler=cmd_check)
+    _add_info_parser(commands)
+    _add_play_parser(commands)
     return parser
+
+
+def _add_info_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    info = commands.add_parser(
+        "info",
+        help="summarise a game: roles, chance, hidden info, sizes, lengths",
+        description="Print a game's roles, whether it has chance (a random role), hidden "
+        "information (sees rules) and simultaneous moves, the size of its propositional "
+        "network (components, base and input propositions, gates; or that it uses the "
+        "prover), and from seeded uniformly random playouts the mean and maximum game "
+        "length and each role's branching factor (mean number of legal moves per step).",
+    )
+    info.add_argument("game", metavar="GAME", help="game description file")
+    info.add_argument(
+        "--playouts",
+        type=_positive_int,
+        default=100,
+        metavar="N",
+        help="random playouts (default 100)",
+    )
+    info.add_argument("--seed", type=int, default=0, help="seed of the playouts (default 0)")
+    info.add_argument(
+        "--reasoner",
+        choices=["auto", "propnet", "prover"],
+        default="auto",
+        help="reasoner (default auto: propnet, prover if too large)",
+    )
+    info.set_defaults(handler=cmd_info)
+
+
+def _add_play_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from ggp.players.registry import PLAYER_SPECS
+
+    players = "; ".join(f"{spec.name}: {spec.summary}" for spec in PLAYER_SPECS)
+    play = commands.add_parser(
+        "play",
+        help="play a game in the terminal against a computer player",
+        description="Play one role of a game against computer players. You see only what "
+        "your role sees: your own moves and your percepts (for a classic GDL game, every "
+        "move, and the board is drawn; for a GDL-II game, never the true state). Choose "
+        "each move by its number or type it in KIF. At the end the goals are printed. "
+        "End of input abandons the match (exit status 1).",
+    )
+    play.add_argument("game", metavar="GAME", help="game description file")
+    play.add_argument(
+        "--as",
+        dest="as_role",
+        metavar="ROLE",
+        help="your role (default: the first role other than random)",
+    )
+    play.add_argument(
+        "--vs",
+        choices=[spec.name for spec in PLAYER_SPECS],
+        default="random",
+        metavar="PLAYER",
+        help=f"who plays the other roles (default random; {players})",
+    )
+    play.add_argument(
+        "--seed", type=int, default=None, help="seed of the match (default: a fresh one, printed)"
+    )
+    play.set_defaults(handler=cmd_play)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -32,16 +32,17 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 from cachetools import LRUCache
 
 from ggp.errors import GameError, GDLError, GroundingError
+from ggp.gdl.embed import with_public_moves
 from ggp.gdl.parser import parse_file, parse_term, parse_text
 from ggp.gdl.terms import Const, Description, Term
-from ggp.gdl.validate import check
+from ggp.gdl.validate import check, summarize
 from ggp.reasoning.state_machine import JointMove, State, StateMachine
 
 __all__ = ["Game", "CacheInfo", "ReasonerName"]
@@ -49,6 +50,19 @@ __all__ = ["Game", "CacheInfo", "ReasonerName"]
 logger = logging.getLogger(__name__)
 
 ReasonerName = Literal["auto", "propnet", "prover"]
+
+
+@runtime_checkable
+class BatchedMachine(Protocol):
+    """A reasoner that also plays many random playouts in one call (the propnet)."""
+
+    def batch_from_states(self, states: Sequence[State]) -> Any: ...
+
+    def random_playouts(
+        self, start: Any, n: int, rng: np.random.Generator, max_steps: int = ...
+    ) -> Any: ...
+
+
 RoleLike = Const | str
 MoveLike = Term | str
 JointLike = Sequence[MoveLike] | Mapping[RoleLike, MoveLike]
@@ -77,7 +91,7 @@ class Game:
 
     Args:
         machine: The reasoner answering the queries.
-        description: The parsed (and validated) game description.
+        description: The parsed (and validated) game description, as the user gave it.
         reasoner: The name of the reasoner in use, ``"propnet"`` or ``"prover"``.
         warnings: Problems tolerated at load time (unsafe rules).
         cache_size: Transitions kept in the LRU cache; 0 turns the cache off.
@@ -96,6 +110,8 @@ class Game:
         self.description = description
         self.reasoner = reasoner
         self.warnings = tuple(warnings)
+        #: True for a classic GDL game: every role sees every joint move.
+        self.moves_public = False
         self.roles: tuple[Const, ...] = tuple(machine.roles)
         self._role_index = {role: i for i, role in enumerate(self.roles)}
         self.random_role: Const | None = (
@@ -154,8 +170,15 @@ class Game:
         cache_size: int = DEFAULT_CACHE_SIZE,
         strict: bool = False,
     ) -> Game:
-        """Validate ``description`` and build the reasoner for it."""
+        """Validate ``description`` and build the reasoner for it.
+
+        A description without ``sees`` rules (classic GDL) is read as GDL-II reads it
+        from a game manager: every role sees the whole joint move after each step
+        (:data:`~ggp.gdl.embed.PUBLIC_MOVES_RULE`), so it always knows the true state.
+        """
         warnings = check(description, strict=strict)
+        moves_public = not summarize(description).has_sees
+        rules = with_public_moves(description) if moves_public else description
         for warning in warnings:
             logger.warning("%s", warning)
         machine: StateMachine
@@ -164,17 +187,19 @@ class Game:
             try:
                 from ggp.reasoning.propnet_machine import PropnetStateMachine
 
-                machine, name = PropnetStateMachine(description), "propnet"
+                machine, name = PropnetStateMachine(rules), "propnet"
             except GroundingError as e:
                 if reasoner == "propnet":
                     raise
                 logger.warning("%s; using the reference prover instead", e)
-                machine, name = cls._prover(description), "prover"
+                machine, name = cls._prover(rules), "prover"
         elif reasoner == "prover":
-            machine, name = cls._prover(description), "prover"
+            machine, name = cls._prover(rules), "prover"
         else:
             raise ValueError(f"unknown reasoner {reasoner!r}: use auto, propnet or prover")
-        return cls(machine, description, reasoner=name, warnings=warnings, cache_size=cache_size)
+        game = cls(machine, description, reasoner=name, warnings=warnings, cache_size=cache_size)
+        game.moves_public = moves_public
+        return game
 
     @staticmethod
     def _prover(description: Description) -> StateMachine:
@@ -297,36 +322,46 @@ class Game:
         return self.machine.state_from_facts(frozenset(self.term(f) for f in facts))
 
     def random_playouts(
-        self, state: State, n: int, rng: np.random.Generator, max_steps: int = 10_000
+        self,
+        states: Sequence[State],
+        n: int,
+        rng: np.random.Generator,
+        max_steps: int = 10_000,
     ) -> npt.NDArray[np.float64]:
-        """Mean goals of ``n`` uniformly random playouts from ``state``.
+        """Mean goals of ``n`` uniformly random playouts from each of ``states``.
 
-        Uses the reasoner's batched playouts when it has them (the propnet), else plays
-        one playout at a time.
+        Uses the reasoner's batched playouts when it has them (the propnet: every playout
+        of every state in one bit-sliced call), else plays one playout at a time.
 
         Returns:
-            ``[num_roles]`` float64: the mean goal value of each role (unfinished
-            playouts count as 0 for everyone).
+            ``[len(states), num_roles]`` float64: the mean goal value of each role
+            (a playout unfinished after ``max_steps`` counts 0 for everyone).
         """
-        batched = getattr(self.machine, "random_playouts", None)
-        if batched is not None:
-            result = batched(state, n, rng, max_steps)
-            goals: npt.NDArray[np.float64] = result.goals.mean(axis=0).astype(np.float64)
-            return goals
-        total = np.zeros(len(self.roles), dtype=np.float64)
-        for _ in range(n):
-            current = state
-            for _step in range(max_steps):
-                if self.machine.is_terminal(current):
-                    total += self.machine.goals(current)
-                    break
-                joint = tuple(
-                    moves[int(rng.integers(len(moves)))]
-                    for moves in (self.machine.legal_moves(current, r) for r in self.roles)
-                )
-                current = self.machine.next_state(current, joint)
-        mean: npt.NDArray[np.float64] = total / max(n, 1)
-        return mean
+        roles = len(self.roles)
+        if not states or n <= 0:
+            return np.zeros((len(states), roles), dtype=np.float64)
+        machine = self.machine
+        if isinstance(machine, BatchedMachine):
+            batch = machine.batch_from_states([s for s in states for _ in range(n)])
+            result = machine.random_playouts(batch, len(states) * n, rng, max_steps)
+            grouped = result.goals.reshape(len(states), n, roles).astype(np.float64)
+            means: npt.NDArray[np.float64] = grouped.mean(axis=1)
+            return means
+        total = np.zeros((len(states), roles), dtype=np.float64)
+        for i, state in enumerate(states):
+            for _ in range(n):
+                current = state
+                for _step in range(max_steps):
+                    if machine.is_terminal(current):
+                        total[i] += machine.goals(current)
+                        break
+                    joint = tuple(
+                        moves[int(rng.integers(len(moves)))]
+                        for moves in (machine.legal_moves(current, r) for r in self.roles)
+                    )
+                    current = machine.next_state(current, joint)
+        result_means: npt.NDArray[np.float64] = total / n
+        return result_means
 
     # ----------------------------------------------------------------- cache
 

@@ -40,7 +40,7 @@ def test_help_lists_only_implemented_commands(capsys: pytest.CaptureFixture[str]
     assert info.value.code == 0
     out = capsys.readouterr().out
     commands = {line.split()[0] for line in out.splitlines() if line.startswith("    ")}
-    assert commands == {"check"}
+    assert commands == {"check", "info", "play"}
 
 
 def test_check_help_documents_the_options(capsys: pytest.CaptureFixture[str]) -> None:

@@ -25,7 +25,7 @@ from ggp.players.random_player import HistoryTracker
 from ggp.search.cfr import Algorithm, CFRSolver
 from ggp.search.evaluator import Evaluator, RolloutEvaluator
 from ggp.search.sampler import HistorySampler, PosteriorSampler, SampledHistory
-from ggp.search.tree import GameTree, ObservationIndex, build_tree
+from ggp.search.tree import GameTree, ObservationIndex, OutOfTime, build_tree
 
 __all__ = ["CFRPlayer", "CFRSettings", "SearchResult"]
 
@@ -187,8 +187,9 @@ class CFRPlayer:
                     evaluator=self.evaluator,
                     max_nodes=settings.max_nodes,
                     observations=observations,
+                    deadline=stop_at,
                 )
-            except GameError as e:
+            except (GameError, OutOfTime) as e:
                 logger.info("depth %d not searched: %s", depth, e)
                 break
             last_build_s = time.monotonic() - build_start

@@ -51,7 +51,4 @@ class RolloutEvaluator:
         self.rng = rng if rng is not None else np.random.default_rng(0)
 
     def evaluate(self, game: Game, states: Sequence[State]) -> LeafEstimate:
-        values = np.zeros((len(states), len(game.roles)), dtype=np.float64)
-        for i, state in enumerate(states):
-            values[i] = game.random_playouts(state, self.playouts, self.rng)
-        return LeafEstimate(values)
+        return LeafEstimate(game.random_playouts(states, self.playouts, self.rng))

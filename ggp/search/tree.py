@@ -18,6 +18,7 @@ counts). Index ``A`` in any ``*_sa`` array means "no decision" (probability 1).
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -31,7 +32,12 @@ from ggp.reasoning.state_machine import JointMove, State
 from ggp.search.evaluator import Evaluator
 from ggp.search.sampler import SampledHistory
 
-__all__ = ["GameTree", "ObservationIndex", "build_tree", "InfosetKey"]
+__all__ = ["GameTree", "ObservationIndex", "build_tree", "InfosetKey", "OutOfTime"]
+
+
+class OutOfTime(Exception):
+    """Building a tree was stopped at its deadline."""
+
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -134,6 +140,7 @@ def build_tree(
     evaluator: Evaluator | None = None,
     max_nodes: int = 2_000_000,
     observations: ObservationIndex | None = None,
+    deadline: float | None = None,
 ) -> GameTree:
     """Expand the game from weighted roots, breadth first, to ``depth`` steps.
 
@@ -144,6 +151,7 @@ def build_tree(
         evaluator: Values non-terminal leaves at the depth limit (required if any).
         max_nodes: Refuse (GameError) to build a larger tree.
         observations: Observation-id table to share between trees (a fresh one if None).
+        deadline: A ``time.monotonic()`` value: stop with :class:`OutOfTime` after it.
 
     Raises:
         GameError: The tree would exceed ``max_nodes``, or a non-terminal leaf needs an
@@ -200,7 +208,9 @@ def build_tree(
     while frontier:
         start = len(edge_parent)
         next_frontier: list[int] = []
-        for node in frontier:
+        for count, node in enumerate(frontier):
+            if deadline is not None and count % 64 == 0 and time.monotonic() > deadline:
+                raise OutOfTime(f"tree building stopped at depth {level}")
             state = node_state[node]
             if game.is_terminal(state):
                 leaves.append(node)
@@ -282,6 +292,8 @@ def build_tree(
             raise GameError(
                 "the tree has non-terminal leaves at the depth limit: give an evaluator"
             )
+        if deadline is not None and time.monotonic() > deadline:
+            raise OutOfTime("no time left to evaluate the leaves")
         estimate = evaluator.evaluate(game, [node_state[n] for n in pending_leaves])
         where = {node: i for i, node in enumerate(leaves)}
         for j, node in enumerate(pending_leaves):
