@@ -18,6 +18,8 @@ from ggp import __version__
 from ggp.errors import GDLError, GGPError
 from ggp.gdl.parser import parse_file
 from ggp.gdl.validate import summarize, validate
+from ggp.protocol.commands import add_commands as add_protocol_commands
+from ggp.training.commands import add_commands as add_training_commands
 
 __all__ = ["main", "build_parser"]
 
@@ -190,6 +192,68 @@ def cmd_play(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    """Random playouts to the end: states/s and playouts/s, single-state and batched."""
+    from ggp.bench import human, run_bench
+
+    report = run_bench(args.game, args.seconds, args.batch, not args.no_cache, args.seed)
+    print(f"{report.game}: random playouts to the end, {report.reasoner}")
+    print("| mode | states/s | playouts/s |")
+    print("| --- | --- | --- |")
+    rows = [("single-state, cache off", report.single)]
+    if report.cached is not None:
+        rows.append(("single-state, cache on", report.cached))
+    if report.batched is not None:
+        rows.append((f"batched, {report.batch:,} states per call", report.batched))
+    for name, rate in rows:
+        print(f"| {name} | {human(rate.states_per_s)} | {human(rate.playouts_per_s)} |")
+    if report.cache is not None:
+        print(
+            f"cache: {report.cache.hit_rate:.1%} hits ({report.cache.hits:,} hits, "
+            f"{report.cache.misses:,} misses, {report.cache.size:,} of "
+            f"{report.cache.maxsize:,} entries)"
+        )
+    if report.batched is None:
+        print("batched: not available (the game runs on the reference prover)")
+    return EXIT_OK
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    """CFR over the whole game tree: policies, value and exploitability."""
+    from ggp.game import Game
+    from ggp.search.solve import solve
+
+    game = Game.from_file(args.game)
+    result = solve(
+        game, args.iterations, algorithm=args.algorithm, max_nodes=args.max_nodes, show=args.show
+    )
+    print(
+        f"{args.game}: full game tree of {result.nodes:,} nodes, {result.infosets:,} "
+        f"information sets; {args.algorithm} {result.iterations:,} iterations in "
+        f"{result.seconds:.2f} s"
+    )
+    values = ", ".join(f"{r} {v:.3f}" for r, v in zip(result.roles, result.values, strict=True))
+    print(f"value (expected goal under the average strategy): {values}")
+    print(
+        f"exploitability: {result.exploitability:.6g} goal points "
+        f"(NashConv {result.nash_conv:.6g}; best-response values "
+        + ", ".join(
+            f"{r} {v:.3f}" for r, v in zip(result.roles, result.best_response_values, strict=True)
+        )
+        + ")"
+    )
+    print("policy at each role's first information sets (what the role has seen: move / percepts):")
+    for policy in result.policies:
+        seen = "; ".join(
+            f"{move} / {' '.join(percepts) or '-'}" for move, percepts in policy.observations
+        )
+        moves = ", ".join(
+            f"{m} {p:.3f}" for m, p in zip(policy.moves, policy.probabilities, strict=True)
+        )
+        print(f"  {policy.role} [{seen or 'start'}]: {moves}")
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ggp",
@@ -228,7 +292,78 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(handler=cmd_check)
     _add_info_parser(commands)
     _add_play_parser(commands)
+    _add_bench_parser(commands)
+    _add_solve_parser(commands)
+    add_training_commands(commands)
+    add_protocol_commands(commands)
     return parser
+
+
+def _add_bench_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    bench = commands.add_parser(
+        "bench",
+        help="measure the reasoner: random playouts per second",
+        description="Play uniformly random games to the end and print states/s and "
+        "playouts/s: one state at a time through the Game interface with the transition "
+        "cache off (the propnet itself) and on (with its hit rate), and batched (many "
+        "states per call, one bit per state). A state is one step: every role's legal "
+        "moves, the next state and the terminal check.",
+    )
+    bench.add_argument("game", metavar="GAME", help="game description file")
+    bench.add_argument(
+        "--seconds", type=float, default=3.0, metavar="N", help="per measurement (default 3)"
+    )
+    bench.add_argument(
+        "--batch",
+        type=_positive_int,
+        default=16384,
+        metavar="K",
+        help="states per batched call (default 16384)",
+    )
+    bench.add_argument("--no-cache", action="store_true", help="skip the cached measurement")
+    bench.add_argument("--seed", type=int, default=0, help="seed of the playouts (default 0)")
+    bench.set_defaults(handler=cmd_bench)
+
+
+def _add_solve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    solve = commands.add_parser(
+        "solve",
+        help="solve a small game with CFR: policies, value, exploitability",
+        description="Build the whole game tree from the initial state (information sets "
+        "keyed by each role's observations; random as chance) and run CFR on it. Prints "
+        "each role's policy at its first information sets, the game value under the "
+        "average strategy and its exact exploitability (NashConv divided by the number of "
+        "deciding roles, by best response over the whole tree), in goal points (0..100).",
+    )
+    solve.add_argument("game", metavar="GAME", help="game description file")
+    solve.add_argument(
+        "--iterations",
+        type=_positive_int,
+        default=1000,
+        metavar="N",
+        help="CFR iterations (default 1000)",
+    )
+    solve.add_argument(
+        "--algorithm",
+        choices=["cfr+", "dcfr"],
+        default="cfr+",
+        help="CFR+ (default) or discounted CFR",
+    )
+    solve.add_argument(
+        "--max-nodes",
+        type=_positive_int,
+        default=2_000_000,
+        metavar="N",
+        help="refuse larger game trees (default 2,000,000)",
+    )
+    solve.add_argument(
+        "--show",
+        type=_positive_int,
+        default=6,
+        metavar="N",
+        help="information sets shown per role (default 6)",
+    )
+    solve.set_defaults(handler=cmd_solve)
 
 
 def _add_info_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -40,7 +40,7 @@ def test_help_lists_only_implemented_commands(capsys: pytest.CaptureFixture[str]
     assert info.value.code == 0
     out = capsys.readouterr().out
     commands = {line.split()[0] for line in out.splitlines() if line.startswith("    ")}
-    assert commands == {"check", "info", "play"}
+    assert commands == {"check", "info", "play", "bench", "solve"}
 
 
 def test_check_help_documents_the_options(capsys: pytest.CaptureFixture[str]) -> None:
@@ -105,3 +105,24 @@ def test_check_refuses_the_invalid_corpus_file(capsys: pytest.CaptureFixture[str
     assert main(["check", str(path)]) == 2
     err = capsys.readouterr().err
     assert f"{path}:" in err
+
+
+def test_bench_prints_every_mode(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", str(GAMES / "tictactoe.gdl"), "--seconds", "0.2", "--batch", "256"]) == 0
+    out = capsys.readouterr().out
+    assert "propnet" in out
+    for mode in ("single-state, cache off", "single-state, cache on", "batched, 256 states"):
+        assert mode in out
+    assert "cache: " in out and "% hits" in out
+
+
+def test_solve_kuhn_prints_value_policy_and_exploitability(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["solve", str(GAMES / "kuhn_poker.gdl"), "--iterations", "1000"]) == 0
+    out = capsys.readouterr().out
+    assert "12 information sets" in out
+    assert "p1 48.611" in out  # 50 + 25 * (-1/18)
+    assert "p2 [noop / (my_card q); noop / (played p1 bet)]: call 0.333, fold 0.667" in out
+    exploitability = float(out.split("exploitability: ")[1].split()[0])
+    assert exploitability < 25 * 1e-3  # 1e-3 chips; a chip is 25 goal points here

@@ -6,7 +6,7 @@ source of randomness. Stronger players join by adding a spec to :data:`PLAYER_SP
 Example:
     >>> import numpy as np
     >>> player_names()
-    ('random',)
+    ('random', 'cfr')
     >>> make_player("random", np.random.default_rng(0)).name
     'random'
 """
@@ -20,6 +20,7 @@ import numpy as np
 
 from ggp.errors import GameError
 from ggp.players.base import Player
+from ggp.players.cfr_player import CFRPlayer
 from ggp.players.random_player import RandomPlayer
 
 __all__ = ["PlayerSpec", "PLAYER_SPECS", "player_names", "player_spec", "make_player"]
@@ -43,6 +44,11 @@ class PlayerSpec:
 #: Every player a command line can name, in the order help texts list them.
 PLAYER_SPECS: tuple[PlayerSpec, ...] = (
     PlayerSpec("random", "uniformly random legal moves", RandomPlayer),
+    PlayerSpec(
+        "cfr",
+        "depth-limited CFR from sampled histories, about 1 s per move",
+        lambda rng: CFRPlayer(rng=rng),
+    ),
 )
 
 

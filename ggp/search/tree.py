@@ -51,6 +51,7 @@ class ObservationIndex:
 
     def __init__(self) -> None:
         self._ids: dict[tuple[int, Term, frozenset[Term]], int] = {}
+        self._steps: list[tuple[int, Term, frozenset[Term]]] = []  # id - 1 -> its key
 
     def extend(self, parent: int, move: Term, percepts: frozenset[Term]) -> int:
         """The id of history ``parent`` followed by one step (own move, percepts)."""
@@ -59,7 +60,17 @@ class ObservationIndex:
         if found is None:
             found = len(self._ids) + 1
             self._ids[key] = found
+            self._steps.append(key)
         return found
+
+    def steps(self, obs: int) -> tuple[tuple[Term, frozenset[Term]], ...]:
+        """The (own move, percepts) steps of observation history ``obs``, oldest first."""
+        steps: list[tuple[Term, frozenset[Term]]] = []
+        while obs:
+            parent, move, percepts = self._steps[obs - 1]
+            steps.append((move, percepts))
+            obs = parent
+        return tuple(reversed(steps))
 
     def of_history(
         self, game: Game, states: Sequence[State], joints: Sequence[JointMove], role: int
