@@ -43,6 +43,7 @@ from ggp.gdl.embed import with_public_moves
 from ggp.gdl.parser import parse_file, parse_term, parse_text
 from ggp.gdl.terms import Const, Description, Term
 from ggp.gdl.validate import check, summarize
+from ggp.reasoning.ground import GroundingLimits
 from ggp.reasoning.state_machine import JointMove, State, StateMachine
 
 __all__ = ["Game", "CacheInfo", "ReasonerName"]
@@ -135,15 +136,25 @@ class Game:
         reasoner: ReasonerName = "auto",
         cache_size: int = DEFAULT_CACHE_SIZE,
         strict: bool = False,
+        limits: GroundingLimits | None = None,
     ) -> Game:
         """Load, validate and compile a game description file.
+
+        Args:
+            path: The game description.
+            reasoner: ``"propnet"``, ``"prover"``, or ``"auto"``: the propnet unless the
+                game is too large to ground within ``limits`` (then the prover, with a
+                warning naming the relation that grows).
+            cache_size: Transitions kept in the LRU cache (0: no cache).
+            strict: Refuse unsafe rules instead of warning.
+            limits: Grounding size limits (default :class:`GroundingLimits` ()).
 
         Raises:
             GDLError: The file cannot be read, parsed or validated.
             GroundingError: ``reasoner="propnet"`` and the game is too large to ground.
         """
         return cls.from_description(
-            parse_file(path), reasoner=reasoner, cache_size=cache_size, strict=strict
+            parse_file(path), reasoner=reasoner, cache_size=cache_size, strict=strict, limits=limits
         )
 
     @classmethod
@@ -155,10 +166,15 @@ class Game:
         reasoner: ReasonerName = "auto",
         cache_size: int = DEFAULT_CACHE_SIZE,
         strict: bool = False,
+        limits: GroundingLimits | None = None,
     ) -> Game:
         """Like :meth:`from_file`, from KIF text."""
         return cls.from_description(
-            parse_text(text, path), reasoner=reasoner, cache_size=cache_size, strict=strict
+            parse_text(text, path),
+            reasoner=reasoner,
+            cache_size=cache_size,
+            strict=strict,
+            limits=limits,
         )
 
     @classmethod
@@ -169,8 +185,9 @@ class Game:
         reasoner: ReasonerName = "auto",
         cache_size: int = DEFAULT_CACHE_SIZE,
         strict: bool = False,
+        limits: GroundingLimits | None = None,
     ) -> Game:
-        """Validate ``description`` and build the reasoner for it.
+        """Validate ``description`` and build the reasoner for it (see :meth:`from_file`).
 
         A description without ``sees`` rules (classic GDL) is read as GDL-II reads it
         from a game manager: every role sees the whole joint move after each step
@@ -187,7 +204,7 @@ class Game:
             try:
                 from ggp.reasoning.propnet_machine import PropnetStateMachine
 
-                machine, name = PropnetStateMachine(rules), "propnet"
+                machine, name = PropnetStateMachine(rules, limits=limits), "propnet"
             except GroundingError as e:
                 if reasoner == "propnet":
                     raise

@@ -1,0 +1,142 @@
+"""The Game facade: the public API, argument checking and the LRU transition cache."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ggp import Game, GameError, GroundingError, GroundingLimits, parse_term
+from ggp.gdl.terms import Const
+
+from conftest import GAMES
+
+
+@pytest.fixture(scope="module")
+def tictactoe() -> Game:
+    return Game.from_file(GAMES / "tictactoe.gdl")
+
+
+@pytest.fixture(scope="module")
+def meier() -> Game:
+    return Game.from_file(GAMES / "meier.gdl")
+
+
+def test_roles_in_file_order_with_random(meier: Game) -> None:
+    assert meier.roles == (Const("random"), Const("p1"), Const("p2"))
+    assert meier.random_role == Const("random")
+    assert meier.player_roles == (Const("p1"), Const("p2"))
+    assert meier.reasoner == "propnet"
+
+
+def test_states_are_immutable_hashable_and_print_as_kif(tictactoe: Game) -> None:
+    s = tictactoe.initial_state()
+    assert hash(s) == hash(tictactoe.initial_state()) and s == tictactoe.initial_state()
+    with pytest.raises(AttributeError):
+        s.key = 0  # type: ignore[misc]
+    facts = sorted(map(str, tictactoe.state_facts(s)))
+    assert "(cell 1 1 b)" in facts and "(control xplayer)" in facts
+    assert tictactoe.state_from_facts(facts) == s  # KIF text parses back
+
+
+def test_moves_print_and_parse_as_kif(tictactoe: Game) -> None:
+    s = tictactoe.initial_state()
+    moves = tictactoe.legal_moves(s, "xplayer")
+    assert [str(m) for m in moves][:2] == ["(mark 1 1)", "(mark 1 2)"]
+    assert all(parse_term(str(m)) is m for m in moves)
+    assert tictactoe.legal_moves(s, "oplayer") == (Const("noop"),)
+
+
+def test_joint_moves_as_sequences_mappings_or_text(tictactoe: Game) -> None:
+    s = tictactoe.initial_state()
+    a = tictactoe.next_state(s, ["(mark 2 2)", "noop"])
+    b = tictactoe.next_state(s, {"oplayer": "noop", "xplayer": "(MARK 2 2)"})
+    c = tictactoe.next_state(s, (parse_term("(mark 2 2)"), Const("noop")))
+    assert a == b == c
+    assert "(cell 2 2 x)" in map(str, tictactoe.state_facts(a))
+
+
+@pytest.mark.parametrize(
+    ("joint", "message"),
+    [
+        (["(mark 2 2)"], "has 1 moves, the game has 2 roles"),
+        ({"xplayer": "(mark 2 2)"}, "no move for role(s) oplayer"),
+        (["(mark 2 2)", "(mark 1 1)"], "illegal"),
+        ("(mark 2 2) noop", "not the string"),
+    ],
+)
+def test_bad_joint_moves_are_refused(tictactoe: Game, joint: object, message: str) -> None:
+    with pytest.raises(GameError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        tictactoe.next_state(tictactoe.initial_state(), joint)  # type: ignore[arg-type]
+
+
+def test_unknown_role_and_foreign_state_are_refused(tictactoe: Game, meier: Game) -> None:
+    with pytest.raises(GameError, match="no role nobody in this game"):
+        tictactoe.legal_moves(tictactoe.initial_state(), "nobody")
+    with pytest.raises(GameError):
+        tictactoe.is_terminal(meier.initial_state())
+
+
+def test_percepts_of_meier_roll(meier: Game) -> None:
+    s = meier.initial_state()
+    roll = next(m for m in meier.legal_moves(s, "random") if str(m) == "(roll p1 3 1)")
+    joint = (roll, Const("noop"), Const("noop"))
+    assert {str(p) for p in meier.percepts(s, joint, "p1")} >= {"(my_dice 3 1)"}
+    assert "(my_dice 3 1)" not in {str(p) for p in meier.percepts(s, joint, "p2")}
+
+
+def test_transition_cache_counts_hits_and_misses(tictactoe: Game) -> None:
+    game = Game(tictactoe.machine, tictactoe.description, reasoner="propnet", cache_size=2)
+    s = game.initial_state()
+    joint = ["(mark 1 1)", "noop"]
+    t = game.next_state(s, joint)
+    assert game.next_state(s, joint) is t
+    game.percepts(s, joint, "xplayer")
+    info = game.cache_info()
+    assert (info.hits, info.misses, info.size, info.maxsize) == (2, 1, 1, 2)
+    for move in ("(mark 1 2)", "(mark 1 3)"):  # evicts the least recently used entry
+        game.next_state(s, [move, "noop"])
+    assert game.cache_info().size == 2
+    game.cache_clear()
+    assert game.cache_info().hits == 0
+
+
+def test_cache_off(tictactoe: Game) -> None:
+    game = Game(tictactoe.machine, tictactoe.description, reasoner="propnet", cache_size=0)
+    s = game.initial_state()
+    game.next_state(s, ["(mark 1 1)", "noop"])
+    assert game.cache_info().maxsize == 0 and game.cache_info().size == 0
+
+
+def test_prover_and_propnet_agree_through_the_facade() -> None:
+    fast = Game.from_file(GAMES / "blindtictactoe.gdl")
+    slow = Game.from_file(GAMES / "blindtictactoe.gdl", reasoner="prover")
+    assert (fast.reasoner, slow.reasoner) == ("propnet", "prover")
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        a, b = fast.initial_state(), slow.initial_state()
+        while not fast.is_terminal(a):
+            assert not slow.is_terminal(b)
+            legal = [fast.legal_moves(a, r) for r in fast.roles]
+            assert legal == [slow.legal_moves(b, r) for r in slow.roles]
+            joint = tuple(m[int(rng.integers(len(m)))] for m in legal)
+            for r in fast.roles:
+                assert fast.percepts(a, joint, r) == slow.percepts(b, joint, r)
+            a, b = fast.next_state(a, joint), slow.next_state(b, joint)
+            assert fast.state_facts(a) == slow.state_facts(b)
+        assert slow.is_terminal(b) and fast.goals(a) == slow.goals(b)
+
+
+def test_too_large_to_ground_falls_back_to_the_prover(caplog: pytest.LogCaptureFixture) -> None:
+    tiny = GroundingLimits(max_atoms=20)
+    game = Game.from_file(GAMES / "tictactoe.gdl", limits=tiny)
+    assert game.reasoner == "prover"
+    assert "using the reference prover" in caplog.text
+    with pytest.raises(GroundingError, match="relation"):
+        Game.from_file(GAMES / "tictactoe.gdl", reasoner="propnet", limits=tiny)
+
+
+def test_random_playouts_means(meier: Game) -> None:
+    values = meier.random_playouts([meier.initial_state()] * 2, 2000, np.random.default_rng(0))
+    assert values.shape == (2, 3)
+    p1_wins = values[:, 1] / 100  # goals are 100 / 0
+    assert np.all(np.abs(p1_wins - 0.348) < 0.04)
