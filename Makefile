@@ -16,6 +16,8 @@ $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check torch==2.13.0
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[test]'
+	# Optional: OpenSpiel, for the comparison test and benchmark (skipped without it).
+	$(PY) -m pip install -q --disable-pip-version-check 'open_spiel==2.0.2' || echo "open_spiel not installed: its comparisons will be skipped"
 	touch $@
 
 main: setup
@@ -31,6 +33,8 @@ test: lint
 
 bench: setup
 	$(PY) benchmarks/bench_parser.py
+	$(PY) benchmarks/bench_propnet.py --scale
+	$(PY) benchmarks/bench_search.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
