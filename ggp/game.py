@@ -309,6 +309,33 @@ class Game:
         assert isinstance(result, State)
         return result
 
+    def next_states(self, state: State, joints: Sequence[JointMove]) -> list[State]:
+        """The successors of ``state`` under each of ``joints`` (tuples of terms).
+
+        The propnet computes them all in one batched call; the results also fill the
+        transition cache.
+
+        Raises:
+            GameError: A malformed or illegal joint move, or a state from another game.
+        """
+        machine = self.machine
+        cache = self._cache
+        if cache is not None:
+            found = [cache.get((state, joint)) for joint in joints]
+            if all(entry is not None for entry in found):
+                self._hits += len(joints)
+                return [entry[0] for entry in found]  # type: ignore[index,misc]
+        batched = getattr(machine, "next_states", None)
+        if batched is not None:
+            results: list[State] = batched(state, joints)
+        else:
+            results = [machine.next_state(state, joint) for joint in joints]
+        if cache is not None:
+            self._misses += len(joints)
+            for joint, result in zip(joints, results, strict=True):
+                cache[(state, joint)] = [result, None]
+        return results
+
     def percepts(self, state: State, joint: JointLike, role: RoleLike) -> frozenset[Term]:
         """What ``sees`` gives ``role`` when ``joint`` is played in ``state``."""
         moves = self.joint_move(joint)

@@ -250,9 +250,10 @@ def build_tree(
                     offsets.append(offsets[-1] + len(moves))
                 sa_base.append(offsets[infoset])
             chance_p = 1.0 / len(legal[chance]) if chance >= 0 else 1.0
-            for choice in itertools.product(*(range(len(m)) for m in legal)):
-                joint = tuple(legal[r][c] for r, c in enumerate(choice))
-                child_state = game.next_state(state, joint)
+            choices = list(itertools.product(*(range(len(m)) for m in legal)))
+            joints = [tuple(legal[r][c] for r, c in enumerate(choice)) for choice in choices]
+            child_states = game.next_states(state, joints)
+            for choice, joint, child_state in zip(choices, joints, child_states, strict=True):
                 child_obs = tuple(
                     obs_index.extend(
                         node_obs[node][r], joint[r], game.percepts(state, joint, game.roles[r])
