@@ -58,6 +58,7 @@ from types import MappingProxyType
 from typing import NamedTuple
 
 from ggp.errors import GDLError, GDLSemanticError
+from ggp.gdl.graph import strongly_connected_components
 from ggp.gdl.terms import Const, Description, Func, Rule, Span, Term, Var
 
 __all__ = [
@@ -275,54 +276,9 @@ def _needing_binding(literal: Term, bound: set[Var]) -> list[tuple[Var, Term]]:
 
 
 def _strongly_connected(edges: Mapping[str, Iterable[str]], nodes: Iterable[str]) -> dict[str, int]:
-    """Tarjan's algorithm, iterative: node -> component number.
-
-    Components are numbered in the order Tarjan completes them (dependencies first).
-    """
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    component: dict[str, int] = {}
-    counter = 0
-    components = 0
-    for root in nodes:
-        if root in index:
-            continue
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
-        work = [(root, iter(edges.get(root, ())))]
-        while work:
-            node, successors = work[-1]
-            descended = False
-            for successor in successors:
-                if successor not in index:
-                    index[successor] = low[successor] = counter
-                    counter += 1
-                    stack.append(successor)
-                    on_stack.add(successor)
-                    work.append((successor, iter(edges.get(successor, ()))))
-                    descended = True
-                    break
-                if successor in on_stack:
-                    low[node] = min(low[node], index[successor])
-            if descended:
-                continue
-            work.pop()
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-            if low[node] == index[node]:
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component[member] = components
-                    if member == node:
-                        break
-                components += 1
-    return component
+    """Node -> number of its strongly connected component (dependencies first)."""
+    components = strongly_connected_components(nodes, edges)
+    return {node: number for number, members in enumerate(components) for node in members}
 
 
 def _shortest_path(

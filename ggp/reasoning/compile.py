@@ -54,7 +54,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ggp.reasoning.ground import strongly_connected_components
+from ggp.gdl.graph import strongly_connected_components
 from ggp.reasoning.propnet import FALSE_NODE, TRUE_NODE, Op, Propnet
 
 __all__ = [

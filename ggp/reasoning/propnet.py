@@ -52,6 +52,7 @@ from enum import IntEnum
 from types import MappingProxyType
 
 from ggp.errors import GDLSemanticError
+from ggp.gdl.graph import strongly_connected_components
 from ggp.gdl.terms import Const, Func, Term
 from ggp.reasoning.ground import (
     DOES,
@@ -59,7 +60,6 @@ from ggp.reasoning.ground import (
     GroundProgram,
     GroundRule,
     relation_of,
-    strongly_connected_components,
 )
 
 __all__ = ["Op", "Propnet", "PropnetStats", "build_propnet"]

@@ -73,11 +73,12 @@ import itertools
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ggp.errors import GameError, GDLSemanticError
+from ggp.gdl.graph import strongly_connected_components
 from ggp.gdl.parser import parse_file
 from ggp.gdl.terms import Const, Description, Func, Rule, Span, Term, Var
 from ggp.reasoning.state_machine import State
@@ -575,47 +576,10 @@ class _Component:
 
 
 def _components(graph: dict[RelKey, set[RelKey]]) -> list[list[RelKey]]:
-    """Tarjan's SCCs of ``graph`` (edges from a relation to those it depends on),
-    dependencies first. Iterative, so deep dependency chains cannot exhaust the stack."""
-    index: dict[RelKey, int] = {}
-    low: dict[RelKey, int] = {}
-    on_stack: set[RelKey] = set()
-    stack: list[RelKey] = []
-    result: list[list[RelKey]] = []
-    for root in sorted(graph):
-        if root in index:
-            continue
-        work: list[tuple[RelKey, Iterator[RelKey]]] = []
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        work.append((root, iter(sorted(graph[root]))))
-        while work:
-            node, successors = work[-1]
-            for succ in successors:
-                if succ not in index:
-                    index[succ] = low[succ] = len(index)
-                    stack.append(succ)
-                    on_stack.add(succ)
-                    work.append((succ, iter(sorted(graph[succ]))))
-                    break
-                if succ in on_stack:
-                    low[node] = min(low[node], index[succ])
-            else:
-                work.pop()
-                if work:
-                    parent = work[-1][0]
-                    low[parent] = min(low[parent], low[node])
-                if low[node] == index[node]:
-                    component: list[RelKey] = []
-                    while True:
-                        member = stack.pop()
-                        on_stack.discard(member)
-                        component.append(member)
-                        if member == node:
-                            break
-                    result.append(component)
-    return result
+    """Strongly connected components of ``graph`` (edges from a relation to those it
+    depends on), dependencies first, in a deterministic order."""
+    edges = {node: sorted(successors) for node, successors in graph.items()}
+    return strongly_connected_components(sorted(graph), edges)
 
 
 # --------------------------------------------------------------------------------------
