@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, Self
 
 __all__ = [
     "Term",
@@ -35,6 +35,7 @@ __all__ = [
     "Rule",
     "Description",
     "variables_of",
+    "game_constants",
     "substitute",
 ]
 
@@ -65,58 +66,46 @@ class Term:
         return str(self) < str(other)
 
 
-class Const(Term):
+class _Atom(Term):
+    """A symbol: what :class:`Const` and :class:`Var` share (a name, no arguments)."""
+
+    __slots__ = ("name",)
+    _interned: ClassVar[dict[str, _Atom]]
+    args: tuple[Term, ...] = ()
+    depth = 0
+
+    def __new__(cls, name: str) -> Self:
+        obj = cls._interned.get(name)
+        if obj is None:
+            obj = object.__new__(cls)
+            object.__setattr__(obj, "name", name)
+            cls._interned[name] = obj
+        return obj  # type: ignore[return-value]
+
+    def __reduce__(self) -> tuple[type[_Atom], tuple[str]]:
+        return (type(self), (self.name,))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Const(_Atom):
     """A constant symbol such as ``cell``, ``1`` or ``++`` (always lower case)."""
 
-    __slots__ = ("name",)
-    _interned: ClassVar[dict[str, Const]] = {}
-    args: tuple[Term, ...] = ()
+    __slots__ = ()
+    _interned: ClassVar[dict[str, _Atom]] = {}
     is_ground = True
-    depth = 0
-
-    def __new__(cls, name: str) -> Const:
-        obj = cls._interned.get(name)
-        if obj is None:
-            obj = object.__new__(cls)
-            object.__setattr__(obj, "name", name)
-            cls._interned[name] = obj
-        return obj
-
-    def __reduce__(self) -> tuple[type[Const], tuple[str]]:
-        return (Const, (self.name,))
-
-    def __repr__(self) -> str:
-        return f"Const({self.name!r})"
-
-    def __str__(self) -> str:
-        return self.name
 
 
-class Var(Term):
+class Var(_Atom):
     """A variable such as ``?x``; the name keeps its leading ``?``."""
 
-    __slots__ = ("name",)
-    _interned: ClassVar[dict[str, Var]] = {}
-    args: tuple[Term, ...] = ()
+    __slots__ = ()
+    _interned: ClassVar[dict[str, _Atom]] = {}
     is_ground = False
-    depth = 0
-
-    def __new__(cls, name: str) -> Var:
-        obj = cls._interned.get(name)
-        if obj is None:
-            obj = object.__new__(cls)
-            object.__setattr__(obj, "name", name)
-            cls._interned[name] = obj
-        return obj
-
-    def __reduce__(self) -> tuple[type[Var], tuple[str]]:
-        return (Var, (self.name,))
-
-    def __repr__(self) -> str:
-        return f"Var({self.name!r})"
-
-    def __str__(self) -> str:
-        return self.name
 
 
 class Func(Term):
@@ -237,3 +226,26 @@ class Description:
 
     def __iter__(self) -> Iterator[Rule]:
         return iter(self.rules)
+
+
+def game_constants(description: Description) -> frozenset[Const]:
+    """Every constant of the description: the range of an unsafe variable.
+
+    Every :class:`~ggp.gdl.terms.Const` object that occurs in a rule counts, zero-arity
+    relation names such as ``terminal`` included; function and relation names of
+    compound terms do not (they are not terms).
+    """
+    found: set[Const] = set()
+    seen: set[int] = set()
+    stack: list[Term] = []
+    for rule in description.rules:
+        stack.append(rule.head)
+        stack.extend(rule.body)
+        while stack:
+            term = stack.pop()
+            if isinstance(term, Const):
+                found.add(term)
+            elif isinstance(term, Func) and id(term) not in seen:
+                seen.add(id(term))
+                stack.extend(term.args)
+    return frozenset(found)

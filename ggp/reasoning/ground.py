@@ -63,7 +63,7 @@ from typing import NamedTuple
 
 from ggp.errors import GDLSemanticError, GroundingError
 from ggp.gdl.graph import strongly_connected_components
-from ggp.gdl.terms import Const, Description, Func, Rule, Term, Var
+from ggp.gdl.terms import Const, Description, Func, Rule, Term, Var, game_constants
 
 __all__ = [
     "GroundingLimits",
@@ -72,7 +72,6 @@ __all__ = [
     "GroundProgram",
     "Relation",
     "ground",
-    "game_constants",
     "relation_of",
     "OUTPUT_RELATIONS",
 ]
@@ -204,29 +203,6 @@ class GroundProgram:
 def relation_of(atom: Term) -> Relation:
     """The relation of an atom or literal pattern: ``(name, arity)``."""
     return (atom.name, len(atom.args))
-
-
-def game_constants(description: Description) -> frozenset[Const]:
-    """Every constant of the description: the range of an unsafe variable.
-
-    Every :class:`~ggp.gdl.terms.Const` object that occurs in a rule counts, zero-arity
-    relation names such as ``terminal`` included; function and relation names of
-    compound terms do not (they are not terms).
-    """
-    found: set[Const] = set()
-    seen: set[int] = set()
-    stack: list[Term] = []
-    for rule in description.rules:
-        stack.append(rule.head)
-        stack.extend(rule.body)
-        while stack:
-            term = stack.pop()
-            if isinstance(term, Const):
-                found.add(term)
-            elif isinstance(term, Func) and id(term) not in seen:
-                seen.add(id(term))
-                stack.extend(term.args)
-    return frozenset(found)
 
 
 # ---------------------------------------------------------------------------------------

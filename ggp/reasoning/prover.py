@@ -80,7 +80,7 @@ from pathlib import Path
 from ggp.errors import GameError, GDLSemanticError
 from ggp.gdl.graph import strongly_connected_components
 from ggp.gdl.parser import parse_file
-from ggp.gdl.terms import Const, Description, Func, Rule, Span, Term, Var
+from ggp.gdl.terms import Const, Description, Func, Rule, Span, Term, Var, game_constants
 from ggp.reasoning.state_machine import State
 
 __all__ = ["ProverStateMachine"]
@@ -649,7 +649,7 @@ class ProverStateMachine:
         self._description = description
         self._roles = self._read_roles(description)
         self._role_set = frozenset(self._roles)
-        self._constants = self._read_constants(description)
+        self._constants = tuple(sorted(game_constants(description), key=str))
         clauses: list[_Clause] = []
         for rule in description.rules:
             try:
@@ -719,21 +719,6 @@ class ProverStateMachine:
         if not roles:
             raise GDLSemanticError("the game has no (role ...) facts", description.path, 0, 0, None)
         return tuple(roles)
-
-    @staticmethod
-    def _read_constants(description: Description) -> tuple[Const, ...]:
-        found: set[Const] = set()
-        stack: list[Term] = []
-        for rule in description.rules:
-            stack.append(rule.head)
-            stack.extend(rule.body)
-        while stack:
-            term = stack.pop()
-            if isinstance(term, Const):
-                found.add(term)
-            else:
-                stack.extend(term.args)
-        return tuple(sorted(found, key=str))
 
     def _layers(self, clauses: list[_Clause]) -> tuple[list[list[RelKey]], dict[RelKey, int]]:
         """Components (dependencies first) and the layer of every relation."""
