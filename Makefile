@@ -1,5 +1,5 @@
 # Two entry points, each doing its own set-up in a local virtual environment (.venv):
-#   make main   the main job (see README: until training exists, the most complete step)
+#   make main   the main job: a few minutes of self-play training on Meier (runs/meier/)
 #   make test   lint, type check and the whole test suite
 # torch is installed first as `torch==2.13.0` (a CPU build on these machines), so that the
 # package's own `torch` range never pulls a newer build with CUDA.
@@ -21,7 +21,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 main: setup
-	$(GGP) check games/meier.gdl
+	$(GGP) train games/meier.gdl --out runs/meier --fresh
 
 lint: setup
 	$(PY) -m ruff check ggp tests benchmarks
@@ -35,6 +35,7 @@ bench: setup
 	$(PY) benchmarks/bench_parser.py
 	$(PY) benchmarks/bench_propnet.py --scale
 	$(PY) benchmarks/bench_search.py
+	$(PY) benchmarks/bench_protocol.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

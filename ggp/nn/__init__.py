@@ -1,1 +1,8 @@
-"""ggp.nn."""
+"""The learned value/policy network and how it plugs into search.
+
+:mod:`~ggp.nn.features` (a game's encoding: base propositions in, every role's value and a
+policy per role out), :mod:`~ggp.nn.model` (the network), :mod:`~ggp.nn.net_evaluator` (the
+search's Evaluator and the samplers' PolicyModel seams), :mod:`~ggp.nn.guided` (CFR-D
+warm-started from the network's policy), :mod:`~ggp.nn.player` (the ``cfr+nn`` player) and
+:mod:`~ggp.nn.checkpoint`. Search never imports this package.
+"""

@@ -1,29 +1,64 @@
-"""The players a command line can name (``ggp play --vs NAME``).
+"""The players a command line can name (``ggp play --vs NAME``, ``ggp eval --player SPEC``).
 
-Each :class:`PlayerSpec` has a name, a one-line summary and a factory taking the player's
-source of randomness. Stronger players join by adding a spec to :data:`PLAYER_SPECS`.
+A player is named by a *spec*: a name, optionally followed by ``:`` and an argument, as
+in ``cfr+nn:checkpoints/meier/best.pt``. Each :class:`PlayerSpec` has a name, a one-line
+summary and a factory taking a :class:`PlayerRequest` (the player's source of
+randomness, the game when the caller knows it, and the argument). Stronger players join
+by adding a spec to :data:`PLAYER_SPECS`.
+
+Players that depend on the game (the handcrafted ones, the network player) learn it at
+``start()`` at the latest; given the game up front, their factories check at once that
+they can play it, so that a bad spec fails before any match starts.
 
 Example:
     >>> import numpy as np
     >>> player_names()
-    ('random', 'cfr')
+    ('random', 'cfr', 'handcrafted', 'cfr+nn')
     >>> make_player("random", np.random.default_rng(0)).name
     'random'
+    >>> parse_spec("cfr+nn:checkpoints/meier/best.pt")
+    ('cfr+nn', 'checkpoints/meier/best.pt')
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from ggp.errors import GameError
+from ggp.game import Game
 from ggp.players.base import Player
 from ggp.players.cfr_player import CFRPlayer
+from ggp.players.handcrafted import HandcraftedPlayer, handcrafted_player
 from ggp.players.random_player import RandomPlayer
 
-__all__ = ["PlayerSpec", "PLAYER_SPECS", "player_names", "player_spec", "make_player"]
+__all__ = [
+    "PlayerRequest",
+    "PlayerSpec",
+    "PLAYER_SPECS",
+    "player_names",
+    "player_spec",
+    "parse_spec",
+    "make_player",
+]
+
+
+@dataclass(frozen=True)
+class PlayerRequest:
+    """What a factory gets to build one player.
+
+    Attributes:
+        rng: The player's source of randomness.
+        game: The game it will play, when the caller knows it (None: learn it at start).
+        argument: The text after ``NAME:`` in the spec (None if there was none).
+    """
+
+    rng: np.random.Generator
+    game: Game | None = None
+    argument: str | None = None
 
 
 @dataclass(frozen=True)
@@ -33,21 +68,51 @@ class PlayerSpec:
     Attributes:
         name: The name a user types (``--vs random``).
         summary: One line for help texts.
-        factory: Builds a fresh player from its source of randomness.
+        factory: Builds a fresh player from a :class:`PlayerRequest`.
+        takes_argument: Whether ``NAME:ARGUMENT`` is accepted.
     """
 
     name: str
     summary: str
-    factory: Callable[[np.random.Generator], Player]
+    factory: Callable[[PlayerRequest], Player]
+    takes_argument: bool = False
+
+
+def _handcrafted(request: PlayerRequest) -> Player:
+    if request.game is not None:
+        return handcrafted_player(request.game, request.rng)
+    return HandcraftedPlayer(request.rng)
+
+
+def _cfr_nn(request: PlayerRequest) -> Player:
+    from ggp.nn.player import NetCFRPlayer
+
+    checkpoint = Path(request.argument) if request.argument else None
+    player = NetCFRPlayer(checkpoint, rng=request.rng)
+    if request.game is not None:
+        player.load(request.game)
+    return player
 
 
 #: Every player a command line can name, in the order help texts list them.
 PLAYER_SPECS: tuple[PlayerSpec, ...] = (
-    PlayerSpec("random", "uniformly random legal moves", RandomPlayer),
+    PlayerSpec("random", "uniformly random legal moves", lambda r: RandomPlayer(r.rng)),
     PlayerSpec(
         "cfr",
-        "depth-limited CFR from sampled histories, about 1 s per move",
-        lambda rng: CFRPlayer(rng=rng),
+        "depth-limited CFR from sampled histories, random-playout leaves, about 1 s per move",
+        lambda r: CFRPlayer(rng=r.rng),
+    ),
+    PlayerSpec(
+        "handcrafted",
+        "the published handcrafted player (Meier and Blind Tic-Tac-Toe only)",
+        _handcrafted,
+    ),
+    PlayerSpec(
+        "cfr+nn",
+        "CFR with a trained network (cfr+nn:PATH; default checkpoints/GAME/best.pt), "
+        "about 1 s per move",
+        _cfr_nn,
+        takes_argument=True,
     ),
 )
 
@@ -69,10 +134,29 @@ def player_spec(name: str) -> PlayerSpec:
     raise GameError(f"no player called {name!r} (players: {', '.join(player_names())})")
 
 
-def make_player(name: str, rng: np.random.Generator) -> Player:
-    """A fresh player of the kind ``name``, drawing its randomness from ``rng``.
+def parse_spec(text: str) -> tuple[str, str | None]:
+    """``"NAME"`` or ``"NAME:ARGUMENT"`` as (name, argument or None).
 
     Raises:
-        GameError: No player has that name.
+        GameError: No player has that name, or it takes no argument and got one.
     """
-    return player_spec(name).factory(rng)
+    name, colon, argument = text.partition(":")
+    spec = player_spec(name)
+    if colon and not spec.takes_argument:
+        raise GameError(f"the player {name!r} takes no argument (got {text!r})")
+    return name, (argument if colon and argument else None)
+
+
+def make_player(text: str, rng: np.random.Generator, game: Game | None = None) -> Player:
+    """A fresh player of the kind ``text`` names, drawing its randomness from ``rng``.
+
+    Args:
+        text: A spec: ``NAME`` or ``NAME:ARGUMENT``.
+        rng: The player's source of randomness.
+        game: The game it will play, if known (lets the factory fail early).
+
+    Raises:
+        GameError: No player has that name, or the player cannot play ``game``.
+    """
+    name, argument = parse_spec(text)
+    return player_spec(name).factory(PlayerRequest(rng, game, argument))

@@ -3,7 +3,280 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from ggp.training.config import TrainConfig
+
+__all__ = ["add_commands", "cmd_train", "cmd_eval"]
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _add_setting_flags(parser: argparse.ArgumentParser) -> None:
+    """One flag per :class:`TrainConfig` field (default None: not given)."""
+    group = parser.add_argument_group(
+        "settings", "every training setting (defaults, then training/GAME.toml, then --config)"
+    )
+    defaults = TrainConfig()
+    docs = _field_docs()
+    for f in fields(TrainConfig):
+        default = getattr(defaults, f.name)
+        help_text = f"{docs.get(f.name, '')} (default {default})"
+        if f.name == "backend":
+            group.add_argument(
+                _flag(f.name),
+                dest=f.name,
+                choices=["process", "ray", "inline"],
+                default=None,
+                help=help_text,
+            )
+            continue
+        group.add_argument(
+            _flag(f.name),
+            dest=f.name,
+            type=type(default),
+            default=None,
+            metavar=f.name.upper().split("_")[0],
+            help=help_text.replace("%", "%%"),
+        )
+
+
+def _field_docs() -> dict[str, str]:
+    """The first sentence of each attribute's docstring entry in :class:`TrainConfig`."""
+    doc = TrainConfig.__doc__ or ""
+    docs: dict[str, str] = {}
+    current: str | None = None
+    for line in doc.splitlines():
+        stripped = line.strip()
+        if line.startswith("        ") and ":" in stripped and not line.startswith("          "):
+            name, _, text = stripped.partition(":")
+            if name.isidentifier():
+                current = name
+                docs[current] = text.strip()
+                continue
+        if current is not None and line.startswith("            "):
+            docs[current] += " " + stripped
+    return {k: v.split(". ")[0].rstrip(".") for k, v in docs.items()}
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        f.name: getattr(args, f.name)
+        for f in fields(TrainConfig)
+        if getattr(args, f.name, None) is not None
+    }
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    """Train a network by self-play and write checkpoints."""
+    from ggp.training.config import load_config
+    from ggp.training.trainer import Trainer
+
+    game_path = Path(args.game)
+    overrides = _overrides(args)
+    config_file = Path(args.config) if args.config else None
+    if args.resume:
+        extra = {}
+        if config_file is not None:
+            from ggp.training.config import load_toml
+
+            extra = load_toml(config_file)
+        trainer = Trainer(
+            game_path,
+            TrainConfig(),
+            Path(args.out) if args.out else None,
+            resume=True,
+            overrides={**extra, **overrides},
+            progress=not args.no_progress,
+        )
+    else:
+        config = load_config(game_path, config_file, overrides)
+        trainer = Trainer(
+            game_path,
+            config,
+            Path(args.out) if args.out else None,
+            fresh=args.fresh,
+            progress=not args.no_progress,
+        )
+    config = trainer.config
+    budget = []
+    if config.minutes:
+        budget.append(f"{config.minutes:g} min")
+    if config.games:
+        budget.append(f"{config.games:,} games")
+    workers = 1 if config.backend == "inline" else config.worker_count()
+    what = "resuming" if args.resume else "training"
+    print(
+        f"{game_path}: {what} in {trainer.folder} ({' or '.join(budget)}; {workers} "
+        f"{config.backend} worker(s); network {trainer.shape.inputs} inputs, "
+        f"{trainer.shape.hidden} wide, {trainer.shape.blocks} blocks)",
+        flush=True,
+    )
+    if trainer.resumed_from is not None:
+        print(f"resumed from step {trainer.resumed_from:,} ({trainer.games:,} games)", flush=True)
+    summary = trainer.run()
+    scores = ", ".join(f"as {role} {score:.1f}" for role, score in summary.last_scores)
+    print(
+        f"done: {summary.steps:,} steps, {summary.games:,} games, {summary.positions:,} "
+        f"positions in {summary.elapsed_s / 60:.1f} min"
+        + (f"; last snapshot vs random: {scores}" if scores else "")
+    )
+    print(f"checkpoints: {summary.folder / 'latest.pt'}, {summary.folder / 'best.pt'}")
+    print(f"log: {trainer.log_path}; curves: {summary.folder / 'curves.png'}")
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Print a score table: the player against opponents, role by role."""
+    from tqdm import tqdm
+
+    from ggp.errors import GameError
+    from ggp.game import Game
+    from ggp.players.handcrafted import handcrafted_kind
+    from ggp.players.registry import make_player, parse_spec
+    from ggp.training.evaluate import default_roles, evaluate, format_table
+
+    game_path = Path(args.game)
+    game = Game.from_file(game_path)
+    if args.vs:
+        opponents = [o.strip() for o in args.vs.split(",") if o.strip()]
+    else:
+        opponents = ["random"] + (["handcrafted"] if handcrafted_kind(game) else [])
+    roles = (
+        [game.role(r).name for part in args.as_roles for r in part.split(",") if r]
+        if args.as_roles
+        else list(default_roles(game))
+    )
+    for role in roles:
+        if game.role(role) == game.random_role:
+            raise GameError("random is chance, played by the referee: choose another role")
+    import numpy as np
+
+    # Fail early on a bad spec, a missing checkpoint or one for another game.
+    for spec in (args.player, *opponents):
+        make_player(spec, np.random.default_rng(0), game)
+    name, argument = parse_spec(args.player)
+    described = args.player
+    if name == "cfr+nn":
+        from ggp.nn.checkpoint import default_checkpoint, load_checkpoint
+
+        path = Path(argument) if argument else default_checkpoint(game)
+        meta = load_checkpoint(path).metadata
+        described = (
+            f"{args.player} ({path}: {meta.steps:,} steps, {meta.games:,} self-play games, "
+            f"{meta.elapsed_s / 60:.0f} min of training)"
+        )
+    workers = args.workers if args.workers > 0 else None
+    from ggp.training.config import TrainConfig
+
+    count = workers or TrainConfig().worker_count()
+    print(
+        f"{game_path}: {described}; {args.games} games per cell, {count} worker(s), "
+        f"{args.play_clock:g} s per move"
+    )
+    total = len(roles) * len(opponents) * args.games
+    with tqdm(total=total, unit="game", disable=args.no_progress, file=sys.stderr) as bar:
+        table = evaluate(
+            game_path,
+            args.player,
+            opponents,
+            roles,
+            args.games,
+            seed=args.seed,
+            workers=count,
+            backend=args.backend,
+            play_clock_s=args.play_clock,
+            on_match=lambda: bar.update(1),
+        )
+    print("score out of 100 (win 1, draw 0.5) [95% interval]")
+    print(format_table(table))
+    replaced = sum(c.replaced for c in table.cells)
+    slowest = max(c.max_move_s for c in table.cells)
+    print(
+        f"{table.seconds:.0f} s; longest move {slowest:.2f} s; "
+        f"{replaced} move(s) of {args.player} replaced by the referee (late or illegal)"
+    )
+    return 0
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register this package's sub-commands (none yet)."""
+    """Register ``train`` and ``eval``."""
+    train = commands.add_parser(
+        "train",
+        help="train a network by self-play (CFR-D + network), write checkpoints",
+        description="Self-play training: worker processes play the game against "
+        "themselves with CFR-D guided by the network (sampled histories for each role, "
+        "leaves valued by the network); the positions with their CFR policies and "
+        "outcomes train the network. Writes checkpoints/GAME/latest.pt and best.pt "
+        "(with .json metadata), a JSON-lines log and curves.png. Settings: defaults, "
+        "then training/GAME.toml, then --config, then flags.",
+    )
+    train.add_argument("game", metavar="GAME", help="game description file")
+    train.add_argument("--config", metavar="FILE", help="a TOML file of settings")
+    train.add_argument("--out", metavar="DIR", help="the run folder (default checkpoints/GAME)")
+    train.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run in the folder from its latest checkpoint (flags replace "
+        "the saved settings; the budget counts the time and games already spent)",
+    )
+    train.add_argument(
+        "--fresh", action="store_true", help="start over even if the folder holds a run"
+    )
+    train.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_setting_flags(train)
+    train.set_defaults(handler=cmd_train)
+
+    ev = commands.add_parser(
+        "eval",
+        help="score a player against random and handcrafted players (a table)",
+        description="Play a player against opponents, role by role, in parallel, and "
+        "print the table the published paper printed: score out of 100 (win 1, draw "
+        "0.5) with its 95%% interval. Players: random, cfr, handcrafted (Meier and Blind "
+        "Tic-Tac-Toe), cfr+nn[:CHECKPOINT] (default checkpoints/GAME/best.pt).",
+    )
+    ev.add_argument("game", metavar="GAME", help="game description file")
+    ev.add_argument(
+        "--player", default="cfr+nn", metavar="SPEC", help="the player (default cfr+nn)"
+    )
+    ev.add_argument(
+        "--vs",
+        default=None,
+        metavar="SPECS",
+        help="comma-separated opponents (default random,handcrafted; random where there "
+        "is no handcrafted player)",
+    )
+    ev.add_argument(
+        "--games", type=int, default=100, metavar="N", help="games per cell (default 100)"
+    )
+    ev.add_argument(
+        "--as",
+        dest="as_roles",
+        action="append",
+        metavar="ROLE",
+        help="the player's role (repeatable or comma-separated; default every role)",
+    )
+    ev.add_argument(
+        "--workers", type=int, default=0, metavar="N", help="parallel games (default: cores)"
+    )
+    ev.add_argument(
+        "--backend",
+        choices=["process", "ray", "inline"],
+        default="process",
+        help="where games run (default process)",
+    )
+    ev.add_argument(
+        "--play-clock",
+        type=float,
+        default=1.0,
+        metavar="S",
+        help="seconds per move; later moves are replaced by random ones (default 1)",
+    )
+    ev.add_argument("--seed", type=int, default=0, help="seed of the matches (default 0)")
+    ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ev.set_defaults(handler=cmd_eval)

@@ -1,0 +1,170 @@
+"""The CFR player with a trained network: ``cfr+nn`` in the player registry.
+
+A :class:`~ggp.players.cfr_player.CFRPlayer` (iterative-deepening CFR-D from histories
+sampled consistently with the player's observations) whose
+
+- leaves at the depth limit are valued by the network (:class:`NetEvaluator`),
+- CFR starts from the network's policy (:func:`~ggp.nn.guided.warm_start`),
+- sampler models the other roles by the network's policy mixed with the uniform one
+  (:class:`~ggp.nn.net_evaluator.OpponentModel`), in the exact posterior sampler.
+
+The network is loaded from a checkpoint when the player learns its game (at ``start``,
+or earlier through :meth:`NetCFRPlayer.load`); a checkpoint for another game is refused.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ggp.errors import GameError
+from ggp.game import Game
+from ggp.nn.checkpoint import default_checkpoint, load_network
+from ggp.nn.guided import infoset_priors, live_roots, warm_start
+from ggp.nn.net_evaluator import NetEvaluator, OpponentModel
+from ggp.players.base import MatchInfo
+from ggp.players.cfr_player import CFRPlayer, CFRSettings, SearchResult
+from ggp.search.cfr import CFRSolver
+from ggp.search.sampler import PosteriorSampler, SampledHistory
+from ggp.search.tree import GameTree
+
+__all__ = ["NetCFRPlayer", "NetSettings", "PLAY_SETTINGS"]
+
+logger = logging.getLogger(__name__)
+
+#: Search settings for play under a 1 s clock: stop early enough that sampling, tree
+#: building and the network's batch finish in time on a busy machine.
+PLAY_SETTINGS = CFRSettings(min_time_s=0.3, max_time_s=0.7, margin_s=0.15)
+
+
+@dataclass(frozen=True)
+class NetSettings:
+    """How the network guides the search.
+
+    Attributes:
+        prior_weight: Warm-start weight of the network's policy in CFR (0: none).
+        uniform_mix: Weight of the uniform policy in the model of the other roles
+            (1: uniform, the network is not used by the sampler).
+    """
+
+    prior_weight: float = 1.0
+    uniform_mix: float = 0.5
+
+
+class NetCFRPlayer(CFRPlayer):
+    """CFR-D guided by a trained network (see the module docstring).
+
+    Args:
+        checkpoint: The checkpoint file (None: ``checkpoints/<game>/best.pt``).
+        settings: Search settings (time per move etc.).
+        rng: The source of randomness.
+        net_settings: How the network guides the search.
+        evaluator: Use this evaluator instead of loading a checkpoint.
+    """
+
+    name = "cfr+nn"
+
+    def __init__(
+        self,
+        checkpoint: Path | None = None,
+        settings: CFRSettings | None = None,
+        rng: np.random.Generator | None = None,
+        net_settings: NetSettings | None = None,
+        evaluator: NetEvaluator | None = None,
+    ) -> None:
+        super().__init__(settings if settings is not None else PLAY_SETTINGS, None, rng)
+        self.checkpoint = checkpoint
+        self.net_settings = net_settings if net_settings is not None else NetSettings()
+        self._net: NetEvaluator | None = evaluator
+        self._loaded_for: Game | None = evaluator.game if evaluator is not None else None
+        if evaluator is not None:
+            self.evaluator = evaluator
+
+    def load(self, game: Game) -> NetEvaluator:
+        """Load the network for ``game`` (once per game).
+
+        Raises:
+            GameError: No checkpoint, or one trained for another game.
+        """
+        if self._net is not None and self._loaded_for is game:
+            return self._net
+        if self._net is not None and self.checkpoint is None and self._loaded_for is not None:
+            # An evaluator given for one game cannot play another.
+            raise GameError(
+                f"this player's network is for {self._loaded_for.description.path}, "
+                f"not {game.description.path}"
+            )
+        path = self.checkpoint if self.checkpoint is not None else default_checkpoint(game)
+        net, encoding, checkpoint = load_network(path, game)
+        logger.info(
+            "loaded %s (%d steps, %d games)",
+            path,
+            checkpoint.metadata.steps,
+            checkpoint.metadata.games,
+        )
+        self._net = NetEvaluator(net, encoding)
+        self._loaded_for = game
+        self.evaluator = self._net
+        return self._net
+
+    def start(self, match: MatchInfo) -> None:
+        net = self.load(match.game)
+        super().start(match)
+        self._sampler = PosteriorSampler(
+            match.game, OpponentModel(net, self.net_settings.uniform_mix)
+        )
+
+    def _roots(self) -> list[tuple[SampledHistory, float]]:
+        # Histories that already ended are impossible: the player is asked to move.
+        tracker = self._tracker
+        assert tracker is not None
+        if self._sampler is None:
+            self._sampler = PosteriorSampler(tracker.game)
+        roots = live_roots(
+            tracker.game, self._sampler, tracker.history, self.settings.samples, self.rng
+        )
+        return roots if roots else super()._roots()
+
+    def _solve(
+        self, tree: GameTree, depth: int, stop_at: float, min_until: float, started: float
+    ) -> SearchResult | None:
+        # CFRPlayer._solve, with the solver warm-started from the network's policy.
+        tracker = self._tracker
+        assert tracker is not None
+        settings = self.settings
+        infoset = tree.root_infoset(tracker.history.role)
+        if infoset is None:
+            return None
+        solver = CFRSolver(tree, settings.algorithm)
+        if self._net is not None and self.net_settings.prior_weight > 0:
+            warm_start(solver, infoset_priors(tree, self._net), self.net_settings.prior_weight)
+        snapshots: list[np.ndarray] = []
+        complete = bool(tree.leaf_terminal.all())
+        while True:
+            solver.iterate(settings.iterations_per_check)
+            if settings.policy == "random-iteration":
+                snapshots.append(solver.policy(infoset, average=False).copy())
+            now = time.monotonic()
+            if now >= stop_at:
+                break
+            if complete and now >= min_until and solver.iterations >= 200:
+                break
+            if not complete and solver.iterations >= 100 and now >= (started + min_until) / 2:
+                break
+        if settings.policy == "random-iteration" and snapshots:
+            policy = snapshots[int(self.rng.integers(len(snapshots)))]
+        else:
+            policy = solver.policy(infoset)
+        return SearchResult(
+            moves=tree.infoset_moves[infoset],
+            policy=tuple(float(p) for p in policy),
+            depth=depth,
+            iterations=solver.iterations,
+            nodes=len(tree.node_state),
+            complete=complete,
+            seconds=time.monotonic() - started,
+        )

@@ -1,0 +1,167 @@
+"""One self-play game: CFR-D for every decision, training positions for every step.
+
+The published loop (Partridge & Thielscher 2022, https://arxiv.org/abs/2207.07195),
+with information sets keyed by observations. At each step of the game, for every role
+with a choice:
+
+1. histories consistent with the role's own observations are sampled (the exact
+   posterior, the other roles modelled by the network's policy mixed with the uniform
+   one),
+2. a CFR-D tree is grown from them within a node budget, its leaves valued by the
+   network, and solved by CFR+ warm-started from the network's policy
+   (:func:`~ggp.nn.guided.solve_subgame`),
+3. the role's policy at its root information set is its policy target for the true
+   state, and its move is drawn from it.
+
+Optionally (``true_value_weight > 0``), CFR-D is also run on the true state alone, and
+its value there is mixed into the value target; the rest of the value target is the
+game's outcome. Chance (``random``) plays uniformly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ggp.errors import GameError
+from ggp.game import Game
+from ggp.gdl.terms import Term
+from ggp.nn.features import GameEncoding
+from ggp.nn.guided import SubgameSettings, live_roots, solve_subgame
+from ggp.nn.net_evaluator import NetEvaluator, OpponentModel
+from ggp.reasoning.state_machine import JointMove, State
+from ggp.search.cfr import expected_values
+from ggp.search.history import ObservationHistory
+from ggp.search.sampler import PosteriorSampler, SampledHistory
+from ggp.training.config import TrainConfig
+from ggp.training.replay import Positions
+
+__all__ = ["GameResult", "play_selfplay_game", "subgame_settings"]
+
+#: Exact-filter limits of the self-play samplers (smaller than in play: speed first).
+SAMPLER_MAX_STATES = 3000
+SAMPLER_PARTICLES = 500
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """One self-play game.
+
+    Attributes:
+        positions: One position per step (per non-terminal state reached).
+        goals: ``[R]`` the final goals.
+        steps: Joint moves played.
+        decisions: Searches run (one per role with a choice per step).
+    """
+
+    positions: Positions
+    goals: tuple[int, ...]
+    steps: int
+    decisions: int
+
+
+def subgame_settings(config: TrainConfig) -> SubgameSettings:
+    """The self-play search settings of ``config``."""
+    return SubgameSettings(
+        max_depth=config.max_depth,
+        max_nodes=config.max_nodes,
+        iterations=config.iterations,
+        prior_weight=config.prior_weight,
+    )
+
+
+def play_selfplay_game(
+    game: Game,
+    evaluator: NetEvaluator,
+    config: TrainConfig,
+    rng: np.random.Generator,
+    max_steps: int = 1000,
+) -> GameResult:
+    """Play one game against itself and return its training positions.
+
+    Raises:
+        GameError: The game does not end within ``max_steps``.
+    """
+    encoding: GameEncoding = evaluator.encoding
+    settings = subgame_settings(config)
+    roles = game.roles
+    heads = encoding.policy_roles
+    offsets = np.concatenate([[0], np.cumsum(encoding.policy_sizes)]).astype(np.int64)
+    model = OpponentModel(evaluator, config.uniform_mix)
+    samplers = {
+        r: PosteriorSampler(
+            game, model, max_states=SAMPLER_MAX_STATES, num_particles=SAMPLER_PARTICLES
+        )
+        for r in heads
+    }
+    histories = {r: ObservationHistory(roles[r]) for r in heads}
+    state = game.initial_state()
+    true_states: list[State] = [state]
+    true_joints: list[JointMove] = []
+    policy_rows: list[npt.NDArray[np.float32]] = []
+    has_rows: list[npt.NDArray[np.bool_]] = []
+    true_values: list[npt.NDArray[np.float64]] = []
+    decisions = 0
+    while not game.is_terminal(state):
+        if len(true_joints) >= max_steps:
+            raise GameError(f"the self-play game did not end within {max_steps} steps")
+        policy_row = np.zeros(int(offsets[-1]), dtype=np.float32)
+        has_row = np.zeros(len(heads), dtype=bool)
+        joint: list[Term] = []
+        for r, role in enumerate(roles):
+            legal = game.legal_moves(state, role)
+            head = encoding.head_of(r)
+            if head is None or len(legal) == 1:
+                joint.append(legal[int(rng.integers(len(legal)))])
+                continue
+            roots = live_roots(game, samplers[r], histories[r], config.samples, rng)
+            if not roots:  # no sampled history continues: play uniformly, learn nothing
+                joint.append(legal[int(rng.integers(len(legal)))])
+                continue
+            tree, solver = solve_subgame(game, roots, evaluator, settings)
+            infoset = tree.root_infoset(role)
+            if infoset is None:
+                raise GameError(f"{role} has no information set at the root")
+            moves = tree.infoset_moves[infoset]
+            policy = np.asarray(solver.policy(infoset), dtype=np.float64)
+            policy = policy / policy.sum()
+            columns = offsets[head] + encoding.move_indices(head, moves)
+            policy_row[columns] = policy
+            has_row[head] = True
+            decisions += 1
+            play = (1.0 - config.explore) * policy + config.explore / len(moves)
+            joint.append(moves[int(rng.choice(len(moves), p=play / play.sum()))])
+        if config.true_value_weight > 0:
+            root = [(SampledHistory(tuple(true_states), tuple(true_joints)), 1.0)]
+            tree, solver = solve_subgame(game, root, evaluator, settings)
+            true_values.append(expected_values(tree, solver.average_strategy()) / 100.0)
+        policy_rows.append(policy_row)
+        has_rows.append(has_row)
+        moves_now: JointMove = tuple(joint)
+        for r in heads:
+            histories[r] = histories[r].extend(
+                moves_now[r], game.percepts(state, moves_now, roles[r])
+            )
+        state = game.next_state(state, moves_now)
+        true_states.append(state)
+        true_joints.append(moves_now)
+    goals = game.goals(state)
+    steps = len(true_joints)
+    outcome = np.asarray(goals, dtype=np.float64) / 100.0
+    value = np.tile(outcome, (steps, 1))
+    if config.true_value_weight > 0 and steps:
+        w = config.true_value_weight
+        value = (1.0 - w) * value + w * np.stack(true_values)
+    visited = true_states[:-1]
+    masks = encoding.legal_masks(visited)
+    legal_mask = np.concatenate(masks, axis=1) if masks else np.zeros((steps, 0), dtype=bool)
+    positions = Positions(
+        features=encoding.encode_bits(visited),
+        legal=legal_mask,
+        policy=np.stack(policy_rows) if steps else np.zeros((0, int(offsets[-1])), np.float32),
+        has_policy=np.stack(has_rows) if steps else np.zeros((0, len(heads)), bool),
+        value=value.astype(np.float32),
+    )
+    return GameResult(positions, goals, steps, decisions)

@@ -1,0 +1,273 @@
+"""Self-play training: settings, a tiny run with its checkpoints and records, --resume
+(also after kill -9), the worker backends, and `ggp eval`'s table."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from ggp.cli import main
+from ggp.errors import GameError
+from ggp.game import Game
+from ggp.nn.checkpoint import load_checkpoint, load_network
+from ggp.nn.features import GameEncoding
+from ggp.nn.model import NetShape, PolicyValueNet
+from ggp.nn.net_evaluator import NetEvaluator
+from ggp.training.config import ConfigError, TrainConfig, load_config
+from ggp.training.replay import ReplayBuffer
+from ggp.training.selfplay import play_selfplay_game
+from ggp.training.trainer import Trainer, TrainingError
+from ggp.training.workers import SelfPlayTask, WorkerPool, run_selfplay, weights_of
+
+from conftest import GAMES, ROOT
+
+MONTY = GAMES / "montyhall.gdl"
+SPR = GAMES / "scissors_paper_rock.gdl"
+
+#: Small, fast settings for tests.
+TINY = TrainConfig(
+    minutes=0,
+    games=30,
+    backend="inline",
+    samples=4,
+    iterations=10,
+    max_nodes=500,
+    min_buffer=16,
+    batch_size=16,
+    updates_per_game=2,
+    eval_games=2,
+    eval_every_games=10,
+    eval_time_s=0.02,
+    checkpoint_every_s=1000,
+)
+
+
+@cache
+def load(path: Path) -> Game:
+    return Game.from_file(path)
+
+
+def records(folder: Path) -> list[dict[str, object]]:
+    lines = []
+    for log in sorted(folder.glob("log-*.jsonl")):
+        lines.extend(json.loads(line) for line in log.read_text().splitlines())
+    return lines
+
+
+# --------------------------------------------------------------------------- settings
+
+
+def test_settings_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "training").mkdir()
+    (tmp_path / "training" / "montyhall.toml").write_text("samples = 3\nminutes = 2\n")
+    extra = tmp_path / "extra.toml"
+    extra.write_text("minutes = 5\nlearning-rate = 0.01\n")
+    config = load_config(MONTY, extra, {"seed": 9})
+    assert (config.samples, config.minutes, config.learning_rate, config.seed) == (3, 5.0, 0.01, 9)
+    assert TrainConfig.from_dict(config.to_dict()) == config
+    with pytest.raises(ConfigError, match="unknown setting 'sample'"):
+        TrainConfig.from_dict({"sample": 3})
+    with pytest.raises(ConfigError, match="must be a int"):
+        TrainConfig.from_dict({"samples": "many"})
+    with pytest.raises(ConfigError, match="one of them must be > 0"):
+        TrainConfig(minutes=0, games=0)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("samples = [")
+    with pytest.raises(ConfigError, match=r"bad\.toml"):
+        load_config(MONTY, bad)
+
+
+def test_replay_buffer_wraps_and_saves(tmp_path: Path) -> None:
+    game = load(MONTY)
+    encoding = GameEncoding(game)
+    net = PolicyValueNet(NetShape.for_encoding(encoding), torch.Generator().manual_seed(0))
+    evaluator = NetEvaluator(net, encoding)
+    rng = np.random.default_rng(0)
+    buffer = ReplayBuffer(7, encoding.num_inputs, encoding.policy_sizes, encoding.num_roles)
+    for _ in range(4):
+        result = play_selfplay_game(game, evaluator, TINY, rng)
+        assert len(result.positions) == result.steps == 3
+        # The candidate decides twice (choose, switch or stay); chance's steps have no target.
+        assert result.positions.has_policy.sum() == 2
+        np.testing.assert_allclose(
+            result.positions.policy.sum(axis=1)[result.positions.has_policy[:, 0]], 1.0, rtol=1e-5
+        )
+        assert (result.positions.policy[~result.positions.legal] == 0).all()
+        buffer.add(result.positions)
+    assert len(buffer) == 7 and buffer.added == 12
+    buffer.save(tmp_path / "replay.npz")
+    again = ReplayBuffer(7, encoding.num_inputs, encoding.policy_sizes, encoding.num_roles)
+    again.load(tmp_path / "replay.npz")
+    assert again.added == 12
+    np.testing.assert_array_equal(again.contents().features, buffer.contents().features)
+    assert len(buffer.sample(5, rng)) == 5
+
+
+# --------------------------------------------------------------------------- training
+
+
+def test_tiny_training_run_writes_checkpoints_and_resumes(tmp_path: Path) -> None:
+    folder = tmp_path / "run"
+    summary = Trainer(SPR, TINY, folder).run()
+    assert summary.games == 30 and summary.steps > 0
+    names = {p.name for p in folder.iterdir()}
+    assert {"latest.pt", "latest.json", "best.pt", "best.json", "replay.npz", "curves.png"} <= names
+    assert any(name.startswith("log-") and name.endswith(".jsonl") for name in names)
+    meta = load_checkpoint(folder / "latest.pt").metadata
+    game = load(SPR)
+    assert meta.signature == GameEncoding(game).signature
+    assert meta.steps == summary.steps and meta.games == 30 and meta.elapsed_s > 0
+    assert meta.shape.inputs == GameEncoding(game).num_inputs
+    assert TrainConfig.from_dict(meta.settings) == TINY
+    assert json.loads((folder / "latest.json").read_text())["steps"] == summary.steps
+    events = {r["event"] for r in records(folder)}
+    assert {"start", "progress", "snapshot", "checkpoint", "end"} <= events
+    snapshot = next(r for r in records(folder) if r["event"] == "snapshot")
+    assert set(snapshot["scores"]) == {"player1", "player2"}  # type: ignore[arg-type]
+    load_network(folder / "best.pt", game)
+
+    # Without --resume or --fresh the run is not overwritten.
+    with pytest.raises(TrainingError, match="--resume continues it"):
+        Trainer(SPR, TINY, folder)
+    # --resume continues the counters and the budget (here: 20 more games).
+    resumed = Trainer(SPR, TINY, folder, resume=True, overrides={"games": 50})
+    assert resumed.steps == summary.steps and resumed.games == 30
+    later = resumed.run()
+    assert later.games == 50 and later.steps > summary.steps
+    start = [r for r in records(folder) if r["event"] == "start"]
+    assert [r["resumed_from_steps"] for r in start] == [None, summary.steps]
+    # A run of another game is refused.
+    with pytest.raises(GameError, match="was trained for"):
+        Trainer(MONTY, TINY, folder, resume=True)
+    with pytest.raises(TrainingError, match="no run to continue"):
+        Trainer(SPR, TINY, tmp_path / "nothing", resume=True)
+
+
+def test_kill_minus_nine_loses_at_most_the_work_since_the_last_checkpoint(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "run"
+    command = [
+        sys.executable, "-m", "ggp", "train", str(MONTY), "--out", str(folder),
+        "--backend", "inline", "--games", "100000", "--minutes", "0", "--samples", "2",
+        "--iterations", "5", "--min-buffer", "8", "--batch-size", "8",
+        "--checkpoint-every-s", "0.5", "--eval-games", "0", "--no-progress",
+    ]  # fmt: skip
+    process = subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        latest = folder / "latest.pt"
+        deadline = time.monotonic() + 60
+        first = None
+        while time.monotonic() < deadline:
+            if latest.is_file():
+                meta = load_checkpoint(latest).metadata
+                first = first if first is not None else meta.steps
+                if meta.steps > first:  # a second checkpoint: training is under way
+                    break
+            time.sleep(0.1)
+        assert first is not None, "no checkpoint within 60 s"
+        os.kill(process.pid, signal.SIGKILL)
+    finally:
+        process.wait(timeout=30)
+    assert process.returncode == -signal.SIGKILL
+    saved = load_checkpoint(folder / "latest.pt").metadata  # intact after the kill
+    assert not list(folder.glob(".*.tmp"))  # (a torn temporary file would be harmless)
+    target = saved.games + 5
+    code = main(
+        ["train", str(MONTY), "--out", str(folder), "--resume", "--games", str(target),
+         "--no-progress"]
+    )  # fmt: skip
+    assert code == 0
+    after = load_checkpoint(folder / "latest.pt").metadata
+    assert after.games == target
+    assert after.steps > saved.steps
+    starts = [r for r in records(folder) if r["event"] == "start"]
+    assert starts[-1]["resumed_from_steps"] == saved.steps
+
+
+def test_process_pool_runs_selfplay(tmp_path: Path) -> None:
+    game = load(SPR)
+    encoding = GameEncoding(game)
+    shape = NetShape.for_encoding(encoding)
+    net = PolicyValueNet(shape, torch.Generator().manual_seed(0))
+    task = SelfPlayTask(str(SPR), TINY, shape, weights_of(net), 0, (0, 1))
+    with WorkerPool("process", 2) as pool:
+        remote = pool.submit(run_selfplay, task).result(timeout=120)
+    local = run_selfplay(task)
+    assert remote.games == 2 and len(remote.positions) == 2
+    # Same seeds, same weights: the same games wherever they run.
+    assert remote.goals == local.goals
+    np.testing.assert_array_equal(remote.positions.policy, local.positions.policy)
+
+
+def test_ray_backend(tmp_path: Path) -> None:
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install ray)")
+    game = load(SPR)
+    encoding = GameEncoding(game)
+    shape = NetShape.for_encoding(encoding)
+    net = PolicyValueNet(shape, torch.Generator().manual_seed(0))
+    task = SelfPlayTask(str(SPR), TINY, shape, weights_of(net), 0, (0,))
+    try:
+        with WorkerPool("ray", 1) as pool:
+            output = pool.submit(run_selfplay, task).result(timeout=180)
+        assert output.games == 1
+        assert output.goals == run_selfplay(task).goals
+    finally:
+        ray.shutdown()
+
+
+def test_ray_backend_missing_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(GameError, match="pip install"):
+        WorkerPool("ray", 1)
+
+
+# --------------------------------------------------------------------------- ggp eval
+
+
+def test_eval_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        ["eval", str(GAMES / "meier.gdl"), "--player", "random", "--vs", "random,handcrafted",
+         "--games", "3", "--as", "p1", "--backend", "inline", "--no-progress"]
+    )  # fmt: skip
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "| game, agent | vs random | vs handcrafted |" in out
+    row = next(line for line in out.splitlines() if line.startswith("| meier, random as p1"))
+    assert row.count("[") == 2
+
+
+def test_eval_of_a_trained_checkpoint(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "run"
+    Trainer(MONTY, TINY.replace(games=10, eval_games=0), folder).run()
+    code = main(
+        ["eval", str(MONTY), "--player", f"cfr+nn:{folder / 'best.pt'}", "--games", "2",
+         "--backend", "inline", "--no-progress", "--play-clock", "30"]
+    )  # fmt: skip
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "| montyhall, cfr+nn:" in out and "10 self-play games" in out
+    # The same checkpoint for another game is refused before any match starts.
+    assert main(["eval", str(SPR), "--player", f"cfr+nn:{folder / 'best.pt'}"]) == 1
+    assert "was trained for" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in GAMES.glob("*.gdl")))
+def test_training_works_on_every_game(name: str, tmp_path: Path) -> None:
+    config = TINY.replace(games=2, eval_games=0, samples=2, iterations=4, max_nodes=300)
+    summary = Trainer(GAMES / name, config, tmp_path / "run").run()
+    assert summary.games == 2 and summary.positions > 0
+    load_network(tmp_path / "run" / "latest.pt", load(GAMES / name))
