@@ -29,11 +29,10 @@ from ggp.game import Game
 from ggp.nn.net_evaluator import NetEvaluator
 from ggp.search.cfr import CFRSolver
 from ggp.search.evaluator import Evaluator
-from ggp.search.history import ObservationHistory
-from ggp.search.sampler import HistorySampler, SampledHistory
+from ggp.search.sampler import SampledHistory
 from ggp.search.tree import GameTree, ObservationIndex, build_tree
 
-__all__ = ["infoset_priors", "warm_start", "live_roots", "SubgameSettings", "solve_subgame"]
+__all__ = ["infoset_priors", "warm_start", "SubgameSettings", "solve_subgame"]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -126,32 +125,6 @@ def warm_start(solver: CFRSolver, prior: FloatArray, weight: float) -> None:
         others = np.prod(np.delete(probs[members], role, axis=1), axis=1)
         mass[infoset] = float((chance[members] * others).sum())
     solver.regret[:] = weight * GOAL_RANGE * mass[tree.sa_infoset] * prior
-
-
-def live_roots(
-    game: Game,
-    sampler: HistorySampler,
-    history: ObservationHistory,
-    samples: int,
-    rng: np.random.Generator,
-    attempts: int = 3,
-) -> list[tuple[SampledHistory, float]]:
-    """``samples`` histories consistent with ``history`` whose state is not terminal.
-
-    A role asked to move knows that the game goes on, which the samplers do not take
-    into account (in Blind Tic-Tac-Toe the opponent may have completed a line unseen):
-    histories ending in a terminal state are dropped (rejection, so the rest still
-    follows the posterior) and more are drawn, up to ``attempts`` rounds. Weights are
-    renormalised; an empty list means that every draw had ended.
-    """
-    kept: list[SampledHistory] = []
-    for _ in range(attempts):
-        drawn = sampler.sample_many(history, samples, rng)
-        kept.extend(h for h, _ in drawn if not game.is_terminal(h.state))
-        if len(kept) >= samples:
-            break
-    kept = kept[:samples]
-    return [(h, 1.0 / len(kept)) for h in kept]
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ or earlier through :meth:`NetCFRPlayer.load`); a checkpoint for another game is 
 from __future__ import annotations
 
 import logging
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,12 +23,12 @@ import numpy as np
 from ggp.errors import GameError
 from ggp.game import Game
 from ggp.nn.checkpoint import default_checkpoint, load_network
-from ggp.nn.guided import infoset_priors, live_roots, warm_start
+from ggp.nn.guided import infoset_priors, warm_start
 from ggp.nn.net_evaluator import NetEvaluator, OpponentModel
 from ggp.players.base import MatchInfo
-from ggp.players.cfr_player import CFRPlayer, CFRSettings, SearchResult
+from ggp.players.cfr_player import CFRPlayer, CFRSettings
 from ggp.search.cfr import CFRSolver
-from ggp.search.sampler import PosteriorSampler, SampledHistory
+from ggp.search.sampler import PosteriorSampler
 from ggp.search.tree import GameTree
 
 __all__ = ["NetCFRPlayer", "NetSettings", "PLAY_SETTINGS"]
@@ -118,53 +117,9 @@ class NetCFRPlayer(CFRPlayer):
             match.game, OpponentModel(net, self.net_settings.uniform_mix)
         )
 
-    def _roots(self) -> list[tuple[SampledHistory, float]]:
-        # Histories that already ended are impossible: the player is asked to move.
-        tracker = self._tracker
-        assert tracker is not None
-        if self._sampler is None:
-            self._sampler = PosteriorSampler(tracker.game)
-        roots = live_roots(
-            tracker.game, self._sampler, tracker.history, self.settings.samples, self.rng
-        )
-        return roots if roots else super()._roots()
-
-    def _solve(
-        self, tree: GameTree, depth: int, stop_at: float, min_until: float, started: float
-    ) -> SearchResult | None:
-        # CFRPlayer._solve, with the solver warm-started from the network's policy.
-        tracker = self._tracker
-        assert tracker is not None
-        settings = self.settings
-        infoset = tree.root_infoset(tracker.history.role)
-        if infoset is None:
-            return None
-        solver = CFRSolver(tree, settings.algorithm)
+    def _make_solver(self, tree: GameTree) -> CFRSolver:
+        # The solver starts from the network's policy.
+        solver = super()._make_solver(tree)
         if self._net is not None and self.net_settings.prior_weight > 0:
             warm_start(solver, infoset_priors(tree, self._net), self.net_settings.prior_weight)
-        snapshots: list[np.ndarray] = []
-        complete = bool(tree.leaf_terminal.all())
-        while True:
-            solver.iterate(settings.iterations_per_check)
-            if settings.policy == "random-iteration":
-                snapshots.append(solver.policy(infoset, average=False).copy())
-            now = time.monotonic()
-            if now >= stop_at:
-                break
-            if complete and now >= min_until and solver.iterations >= 200:
-                break
-            if not complete and solver.iterations >= 100 and now >= (started + min_until) / 2:
-                break
-        if settings.policy == "random-iteration" and snapshots:
-            policy = snapshots[int(self.rng.integers(len(snapshots)))]
-        else:
-            policy = solver.policy(infoset)
-        return SearchResult(
-            moves=tree.infoset_moves[infoset],
-            policy=tuple(float(p) for p in policy),
-            depth=depth,
-            iterations=solver.iterations,
-            nodes=len(tree.node_state),
-            complete=complete,
-            seconds=time.monotonic() - started,
-        )
+        return solver

@@ -24,7 +24,7 @@ from ggp.players.base import MatchInfo, Observation
 from ggp.players.random_player import HistoryTracker
 from ggp.search.cfr import Algorithm, CFRSolver
 from ggp.search.evaluator import Evaluator, RolloutEvaluator
-from ggp.search.sampler import HistorySampler, PosteriorSampler, SampledHistory
+from ggp.search.sampler import HistorySampler, PosteriorSampler, SampledHistory, live_roots
 from ggp.search.tree import GameTree, ObservationIndex, OutOfTime, build_tree
 
 __all__ = ["CFRPlayer", "CFRSettings", "SearchResult"]
@@ -156,7 +156,17 @@ class CFRPlayer:
         assert tracker is not None
         if self._sampler is None:
             self._sampler = PosteriorSampler(tracker.game)
+        # A role asked to move knows the game goes on: drop histories that have ended.
+        roots = live_roots(
+            tracker.game, self._sampler, tracker.history, self.settings.samples, self.rng
+        )
+        if roots:
+            return roots
         return self._sampler.sample_many(tracker.history, self.settings.samples, self.rng)
+
+    def _make_solver(self, tree: GameTree) -> CFRSolver:
+        """The solver for one tree (a subclass may warm-start it, e.g. from a network)."""
+        return CFRSolver(tree, self.settings.algorithm)
 
     def search(self, stop_at: float, min_until: float) -> SearchResult | None:
         """Iterative deepening until ``stop_at``; None if no tree was solved in time."""
@@ -220,7 +230,7 @@ class CFRPlayer:
         infoset = tree.root_infoset(tracker.history.role)
         if infoset is None:
             return None
-        solver = CFRSolver(tree, settings.algorithm)
+        solver = self._make_solver(tree)
         snapshots: list[np.ndarray] = []
         complete = bool(tree.leaf_terminal.all())
         while True:

@@ -85,6 +85,7 @@ from ggp.reasoning.state_machine import JointMove, State
 from ggp.search.history import ObservationHistory
 
 __all__ = [
+    "live_roots",
     "SampledHistory",
     "consistent_joint_moves",
     "check_consistent",
@@ -942,3 +943,29 @@ def make_sampler(
     raise ValueError(
         f"unknown sampler mode {mode!r}: use rejection, backtracking, biased or posterior"
     )
+
+
+def live_roots(
+    game: Game,
+    sampler: HistorySampler,
+    history: ObservationHistory,
+    samples: int,
+    rng: np.random.Generator,
+    attempts: int = 3,
+) -> list[tuple[SampledHistory, float]]:
+    """``samples`` histories consistent with ``history`` whose state is not terminal.
+
+    A role asked to move knows that the game goes on, which the samplers do not take
+    into account (in Blind Tic-Tac-Toe the opponent may have completed a line unseen):
+    histories ending in a terminal state are dropped (rejection, so the rest still
+    follows the posterior) and more are drawn, up to ``attempts`` rounds. Weights are
+    renormalised; an empty list means that every draw had ended.
+    """
+    kept: list[SampledHistory] = []
+    for _ in range(attempts):
+        drawn = sampler.sample_many(history, samples, rng)
+        kept.extend(h for h, _ in drawn if not game.is_terminal(h.state))
+        if len(kept) >= samples:
+            break
+    kept = kept[:samples]
+    return [(h, 1.0 / len(kept)) for h in kept]

@@ -29,12 +29,12 @@ from ggp.errors import GameError
 from ggp.game import Game
 from ggp.gdl.terms import Term
 from ggp.nn.features import GameEncoding
-from ggp.nn.guided import SubgameSettings, live_roots, solve_subgame
+from ggp.nn.guided import SubgameSettings, solve_subgame
 from ggp.nn.net_evaluator import NetEvaluator, OpponentModel
 from ggp.reasoning.state_machine import JointMove, State
 from ggp.search.cfr import expected_values
 from ggp.search.history import ObservationHistory
-from ggp.search.sampler import PosteriorSampler, SampledHistory
+from ggp.search.sampler import PosteriorSampler, SampledHistory, live_roots
 from ggp.training.config import TrainConfig
 from ggp.training.replay import Positions
 
