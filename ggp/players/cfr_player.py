@@ -51,8 +51,8 @@ class CFRSettings:
     """
 
     min_time_s: float = 0.2
-    max_time_s: float = 1.0
-    margin_s: float = 0.05
+    max_time_s: float = 0.8
+    margin_s: float = 0.15
     samples: int = 100
     max_depth: int = 30
     max_nodes: int = 200_000

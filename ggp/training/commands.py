@@ -237,7 +237,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="score a player against random and handcrafted players (a table)",
         description="Play a player against opponents, role by role, in parallel, and "
         "print the table the published paper printed: score out of 100 (win 1, draw "
-        "0.5) with its 95%% interval. Players: random, cfr, handcrafted (Meier and Blind "
+        "0.5) with its 95% interval. Players: random, cfr, handcrafted (Meier and Blind "
         "Tic-Tac-Toe), cfr+nn[:CHECKPOINT] (default checkpoints/GAME/best.pt).",
     )
     ev.add_argument("game", metavar="GAME", help="game description file")

@@ -439,6 +439,9 @@ class Trainer:
         try:
             with WorkerPool(config.backend, workers) as pool:
                 pending: dict[Future[Any], str] = {}
+                if self.games == 0 and config.eval_every_games and config.eval_games > 0:
+                    # Where training starts from: the untrained network's score.
+                    pending[pool.submit(run_snapshot, self._snapshot_task())] = "snapshot"
                 while True:
                     busy = sum(1 for kind in pending.values() if kind == "selfplay")
                     while self._budget_left() and busy < 2 * workers:

@@ -213,6 +213,7 @@ def test_process_pool_runs_selfplay(tmp_path: Path) -> None:
     np.testing.assert_array_equal(remote.positions.policy, local.positions.policy)
 
 
+@pytest.mark.slow  # starting a local Ray instance takes 10-30 s
 def test_ray_backend(tmp_path: Path) -> None:
     ray = pytest.importorskip("ray", reason="Ray is not installed (pip install ray)")
     game = load(SPR)
