@@ -26,7 +26,7 @@ from ggp.nn.checkpoint import default_checkpoint, load_network
 from ggp.nn.guided import infoset_priors, warm_start
 from ggp.nn.net_evaluator import NetEvaluator, OpponentModel
 from ggp.players.base import MatchInfo
-from ggp.players.cfr_player import CFRPlayer, CFRSettings
+from ggp.players.cfr_player import CFRPlayer, CFRSettings, FloatArray
 from ggp.search.cfr import CFRSolver
 from ggp.search.sampler import PosteriorSampler
 from ggp.search.tree import GameTree
@@ -79,6 +79,7 @@ class NetCFRPlayer(CFRPlayer):
         self.checkpoint = checkpoint
         self.net_settings = net_settings if net_settings is not None else NetSettings()
         self._net: NetEvaluator | None = evaluator
+        self._priors: tuple[GameTree, FloatArray] | None = None
         self._loaded_for: Game | None = evaluator.game if evaluator is not None else None
         if evaluator is not None:
             self.evaluator = evaluator
@@ -118,8 +119,25 @@ class NetCFRPlayer(CFRPlayer):
         )
 
     def _make_solver(self, tree: GameTree) -> CFRSolver:
-        # The solver starts from the network's policy.
+        # The solver starts from the network's policy, and models the others by it.
+        self._priors = None
         solver = super()._make_solver(tree)
         if self._net is not None and self.net_settings.prior_weight > 0:
-            warm_start(solver, infoset_priors(tree, self._net), self.net_settings.prior_weight)
+            warm_start(solver, self._tree_priors(tree), self.net_settings.prior_weight)
         return solver
+
+    def _tree_priors(self, tree: GameTree) -> FloatArray:
+        """``[A]`` the network's policy at every information set of ``tree`` (cached)."""
+        if self._priors is None or self._priors[0] is not tree:
+            assert self._net is not None
+            self._priors = (tree, infoset_priors(tree, self._net))
+        return self._priors[1]
+
+    def _opponent_model(self, tree: GameTree) -> FloatArray:
+        # The sampler's model of the others: the network mixed with uniform play.
+        uniform = super()._opponent_model(tree)
+        if self._net is None:
+            return uniform
+        mix = self.net_settings.uniform_mix
+        model: FloatArray = (1.0 - mix) * self._tree_priors(tree) + mix * uniform
+        return model

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+import numpy.typing as npt
 
 from ggp.errors import GameError
-from ggp.gdl.terms import Term
+from ggp.gdl.terms import Const, Term
 from ggp.players.base import MatchInfo, Observation
 from ggp.players.random_player import HistoryTracker
 from ggp.search.cfr import Algorithm, CFRSolver
@@ -30,6 +31,8 @@ from ggp.search.tree import GameTree, ObservationIndex, OutOfTime, build_tree
 __all__ = ["CFRPlayer", "CFRSettings", "SearchResult"]
 
 logger = logging.getLogger(__name__)
+
+FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,10 @@ class CFRSettings:
         policy: Play from the ``"average"`` CFR policy, or from the policy of a
             uniformly chosen iteration (``"random-iteration"``, as ReBeL does).
         algorithm: ``"cfr+"`` or ``"dcfr"``.
+        model_weight: Probability with which the other roles play the player's model of
+            them in the search (a restricted Nash response, :meth:`CFRSolver.restrict`):
+            0 solves for an equilibrium; more exploits the model, here uniformly random
+            play (:class:`~ggp.nn.player.NetCFRPlayer`: its network's).
     """
 
     min_time_s: float = 0.2
@@ -59,6 +66,7 @@ class CFRSettings:
     iterations_per_check: int = 20
     policy: Literal["average", "random-iteration"] = "average"
     algorithm: Algorithm = "cfr+"
+    model_weight: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -109,6 +117,7 @@ class CFRPlayer:
         self.rng = rng if rng is not None else np.random.default_rng()
         self.evaluator = evaluator if evaluator is not None else RolloutEvaluator(8, self.rng)
         self._tracker: HistoryTracker | None = None
+        self._snapshots: list[np.ndarray] = []
         self.last_search: SearchResult | None = None
 
     def start(self, match: MatchInfo) -> None:
@@ -166,7 +175,19 @@ class CFRPlayer:
 
     def _make_solver(self, tree: GameTree) -> CFRSolver:
         """The solver for one tree (a subclass may warm-start it, e.g. from a network)."""
-        return CFRSolver(tree, self.settings.algorithm)
+        solver = CFRSolver(tree, self.settings.algorithm)
+        if self.settings.model_weight > 0 and self._tracker is not None:
+            me = self._tracker.game.role_index(self._tracker.history.role)
+            others = [r for r in range(tree.roles) if r != me]
+            solver.restrict(others, self._opponent_model(tree), self.settings.model_weight)
+        return solver
+
+    def _opponent_model(self, tree: GameTree) -> FloatArray:
+        """``[A]`` the model of the other roles for :attr:`CFRSettings.model_weight`:
+        uniformly random moves (a subclass may model them better)."""
+        sizes = np.diff(tree.infoset_offset)
+        model: FloatArray = 1.0 / sizes[tree.sa_infoset]
+        return model
 
     def search(self, stop_at: float, min_until: float) -> SearchResult | None:
         """Iterative deepening until ``stop_at``; None if no tree was solved in time."""
@@ -179,6 +200,7 @@ class CFRPlayer:
         roots = self._roots()
         observations = ObservationIndex()
         best: SearchResult | None = None
+        deepest: tuple[GameTree, CFRSolver] | None = None
         last_build_s = 0.0
         last_nodes = 1
         for depth in range(1, settings.max_depth + 1):
@@ -204,11 +226,18 @@ class CFRPlayer:
                 break
             last_build_s = time.monotonic() - build_start
             last_nodes = max(best.nodes if best else 1, 1)
-            result = self._solve(tree, depth, stop_at, min_until, started)
-            if result is not None:
-                best = result
+            solved = self._solve(tree, depth, stop_at, min_until, started)
+            if solved is not None:
+                deepest, best = solved
             if bool(tree.leaf_terminal.all()):
                 break
+        # No deeper tree fits: spend the rest of the minimum budget on the deepest one.
+        if deepest is not None and best is not None and not best.complete:
+            tree, solver = deepest
+            until = min(min_until, stop_at)
+            while time.monotonic() < until:
+                self._iterate(tree, solver)
+            best = self._result(tree, solver, best.depth, started)
         if best is None:
             return None
         logger.info(
@@ -223,20 +252,16 @@ class CFRPlayer:
 
     def _solve(
         self, tree: GameTree, depth: int, stop_at: float, min_until: float, started: float
-    ) -> SearchResult | None:
+    ) -> tuple[tuple[GameTree, CFRSolver], SearchResult] | None:
         tracker = self._tracker
         assert tracker is not None
-        settings = self.settings
-        infoset = tree.root_infoset(tracker.history.role)
-        if infoset is None:
+        if tree.root_infoset(tracker.history.role) is None:
             return None
         solver = self._make_solver(tree)
-        snapshots: list[np.ndarray] = []
         complete = bool(tree.leaf_terminal.all())
+        self._snapshots = []
         while True:
-            solver.iterate(settings.iterations_per_check)
-            if settings.policy == "random-iteration":
-                snapshots.append(solver.policy(infoset, average=False).copy())
+            self._iterate(tree, solver)
             now = time.monotonic()
             if now >= stop_at:
                 break
@@ -246,8 +271,26 @@ class CFRPlayer:
             # Leave time for a deeper tree once the minimum budget is half used.
             if not complete and solver.iterations >= 100 and now >= (started + min_until) / 2:
                 break
-        if settings.policy == "random-iteration" and snapshots:
-            policy = snapshots[int(self.rng.integers(len(snapshots)))]
+        return (tree, solver), self._result(tree, solver, depth, started)
+
+    def _iterate(self, tree: GameTree, solver: CFRSolver) -> None:
+        solver.iterate(self.settings.iterations_per_check)
+        if self.settings.policy == "random-iteration":
+            infoset = tree.root_infoset(self._role())
+            assert infoset is not None
+            self._snapshots.append(solver.policy(infoset, average=False).copy())
+
+    def _role(self) -> Const:
+        assert self._tracker is not None
+        return self._tracker.history.role
+
+    def _result(
+        self, tree: GameTree, solver: CFRSolver, depth: int, started: float
+    ) -> SearchResult:
+        infoset = tree.root_infoset(self._role())
+        assert infoset is not None
+        if self.settings.policy == "random-iteration" and self._snapshots:
+            policy = self._snapshots[int(self.rng.integers(len(self._snapshots)))]
         else:
             policy = solver.policy(infoset)
         return SearchResult(
@@ -256,6 +299,6 @@ class CFRPlayer:
             depth=depth,
             iterations=solver.iterations,
             nodes=len(tree.node_state),
-            complete=complete,
+            complete=bool(tree.leaf_terminal.all()),
             seconds=time.monotonic() - started,
         )

@@ -12,6 +12,7 @@ Values are goals (0..100) throughout.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -53,12 +54,56 @@ class CFRSolver:
         self._leaf_sa = tree.edge_sa[tree.leaf_path]  # [Z, D, R]
         # Decision points (node, role) for the average strategy: reach of that role.
         self._node_sa = tree.edge_sa[tree.node_path]  # [N, D, R]
+        # Restricted Nash response: moves whose strategy mixes in a fixed model.
+        self._model_mask = np.zeros(a, dtype=bool)
+        self._model = np.zeros(a, dtype=np.float64)
+        self._model_weight = 0.0
+
+    def restrict(self, roles: Iterable[int], model: FloatArray, weight: float) -> None:
+        """Make ``roles`` play ``model`` with probability ``weight`` at each of their sets.
+
+        The restricted Nash response (Johanson, Zinkevich & Bowling 2007,
+        https://papers.nips.cc/paper/3157): the other roles' regrets learn only the rest
+        of their strategy, so the remaining roles learn to exploit the model where it is
+        weak while staying safe where it is not (``weight`` 0: plain CFR, an
+        equilibrium; 1: a best response to the model). Here the mixture is per
+        information set, which is the same thing on a tree one decision deep.
+
+        Args:
+            roles: The modelled roles (indices).
+            model: ``[A]`` a strategy (each information set's entries sum to 1).
+            weight: 0..1.
+
+        Raises:
+            ValueError: ``model`` has the wrong shape or ``weight`` is outside 0..1.
+        """
+        tree = self.tree
+        if model.shape != (tree.num_actions,):
+            raise ValueError(
+                f"model has shape {model.shape}, the tree has {tree.num_actions} actions"
+            )
+        if not 0.0 <= weight <= 1.0:
+            raise ValueError(f"weight must be in 0..1, not {weight}")
+        self._model_mask = np.isin(self._sa_role, list(roles))
+        self._model = np.asarray(model, dtype=np.float64)
+        self._model_weight = float(weight)
 
     # ------------------------------------------------------------------ policies
 
     def current_strategy(self) -> FloatArray:
-        """``[A + 1]`` regret-matching strategy (the last entry is 1: 'no decision')."""
-        return self._match(self.regret)
+        """``[A + 1]`` regret-matching strategy (the last entry is 1: 'no decision').
+
+        Modelled roles (:meth:`restrict`) play their mixture with the model.
+        """
+        return self._mix(self._match(self.regret))
+
+    def _mix(self, free: FloatArray) -> FloatArray:
+        if self._model_weight == 0.0:
+            return free
+        mixed = free.copy()
+        w, mask = self._model_weight, self._model_mask
+        mixed[:-1][mask] = w * self._model[mask] + (1.0 - w) * free[:-1][mask]
+        return mixed
 
     def average_strategy(self) -> FloatArray:
         """``[A + 1]`` the average strategy, the one that converges to equilibrium."""
@@ -100,7 +145,8 @@ class CFRSolver:
 
     def _update(self, role: int, t: int) -> None:
         tree = self.tree
-        sigma = self.current_strategy()
+        free = self._match(self.regret)
+        sigma = self._mix(free)
         probs = sigma[self._leaf_sa]  # [Z, D, R]
         reach = probs.prod(axis=1)  # [Z, R]
         others = self._leaf_chance * np.prod(np.delete(reach, role, axis=1), axis=1)  # [Z]
@@ -115,8 +161,9 @@ class CFRSolver:
             self._leaf_sa[:, :, role].ravel(), weights=contribution.ravel(), minlength=a + 1
         )[:a]
         mine = self._sa_role == role
+        # Regrets are of the free part of a modelled role's strategy.
         infoset_value = np.bincount(
-            tree.sa_infoset, weights=sigma[:a] * cfv, minlength=tree.num_infosets
+            tree.sa_infoset, weights=free[:a] * cfv, minlength=tree.num_infosets
         )
         instant = cfv - infoset_value[tree.sa_infoset]
         # Own reach of each decision node, summed per infoset, for the average strategy.

@@ -52,7 +52,9 @@ class TrainConfig:
         games_per_task: Games per worker task; each task carries the latest weights.
         hidden: Width of the network's trunk (0: sized from the game).
         blocks: Residual blocks in the trunk.
-        learning_rate: AdamW learning rate.
+        learning_rate: AdamW learning rate (at the start).
+        final_lr_fraction: The learning rate at the end of the budget, as a fraction of
+            ``learning_rate``; it follows a cosine in between (1: constant).
         weight_decay: AdamW weight decay.
         batch_size: Positions per mini-batch.
         updates_per_game: Mini-batches trained after each self-play game.
@@ -84,6 +86,7 @@ class TrainConfig:
     hidden: int = 0
     blocks: int = 2
     learning_rate: float = 1e-3
+    final_lr_fraction: float = 1.0
     weight_decay: float = 1e-4
     batch_size: int = 128
     updates_per_game: int = 1
@@ -118,7 +121,7 @@ class TrainConfig:
         for name in ("max_depth", "max_nodes", "iterations"):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be >= 1")
-        for name in ("uniform_mix", "true_value_weight", "explore"):
+        for name in ("uniform_mix", "true_value_weight", "explore", "final_lr_fraction"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 problems.append(f"{name} must be in 0..1")
         if problems:

@@ -63,7 +63,15 @@ from ggp.training.workers import (
     weights_of,
 )
 
-__all__ = ["TrainingError", "Losses", "TrainSummary", "Trainer", "train_step", "run_dir"]
+__all__ = [
+    "TrainingError",
+    "Losses",
+    "TrainSummary",
+    "Trainer",
+    "train_step",
+    "run_dir",
+    "lr_factor",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -155,6 +163,18 @@ def train_step(
         float(value_mse),
         float(policy_loss.detach()),
     )
+
+
+def lr_factor(config: TrainConfig, progress: float) -> float:
+    """The learning rate's multiplier when ``progress`` (0..1) of the budget is spent: a
+    cosine from 1 down to ``config.final_lr_fraction``.
+
+    >>> config = TrainConfig(final_lr_fraction=0.1)
+    >>> [round(lr_factor(config, p), 3) for p in (0.0, 0.5, 1.0)]
+    [1.0, 0.55, 0.1]
+    """
+    low = config.final_lr_fraction
+    return low + (1.0 - low) * 0.5 * (1.0 + math.cos(math.pi * min(max(progress, 0.0), 1.0)))
 
 
 class _RunningMean:
@@ -346,6 +366,14 @@ class Trainer:
 
     # ------------------------------------------------------------------ the loop
 
+    def _progress(self) -> float:
+        """How much of the budget (time or games, whichever is further) is spent, 0..1."""
+        config = self.config
+        done = [self.games / config.games] if config.games else []
+        if config.minutes:
+            done.append(self.elapsed_s() / (60.0 * config.minutes))
+        return min(max(done, default=0.0), 1.0)
+
     def _budget_left(self) -> bool:
         config = self.config
         if config.games and self.games >= config.games:
@@ -382,6 +410,9 @@ class Trainer:
         config = self.config
         if len(self.buffer) < min(config.min_buffer, config.buffer_size):
             return
+        lr = config.learning_rate * lr_factor(config, self._progress())
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
         for _ in range(games * config.updates_per_game):
             batch = self.buffer.sample(config.batch_size, self.rng)
             result = train_step(self.net, self.optimizer, batch, config)
@@ -481,6 +512,7 @@ class Trainer:
                             value_mse=losses["value"].value,
                             policy_ce=losses["policy"].value,
                             buffer=len(self.buffer),
+                            lr=self.optimizer.param_groups[0]["lr"],
                             positions_per_s=round(rate, 1),
                             decisions=result.decisions,
                             version=result.version,

@@ -7,7 +7,7 @@ import pytest
 
 from ggp.game import Game
 from ggp.search.cfr import CFRSolver, expected_values, exploitability
-from ggp.search.tree import build_tree
+from ggp.search.tree import GameTree, build_tree
 
 from conftest import GAMES
 
@@ -122,3 +122,62 @@ def test_against_open_spiel(kuhn: Game) -> None:
         their_value = pyspiel.exploitability(game, theirs.average_policy())
         our_value = exploitability(tree, ours.average_strategy()).exploitability / 25
         assert our_value <= 2 * their_value, (iterations, our_value, their_value)
+
+
+def _with_uniform(tree_sigma: np.ndarray, solver: CFRSolver, role: int) -> np.ndarray:
+    """``sigma`` with ``role`` playing uniformly at random."""
+    tree = solver.tree
+    sigma = tree_sigma.copy()
+    for i in range(tree.num_infosets):
+        if tree.infoset_role[i] == role:
+            lo, hi = tree.infoset_offset[i], tree.infoset_offset[i + 1]
+            sigma[lo:hi] = 1.0 / (hi - lo)
+    return sigma
+
+
+def test_restricted_nash_response_trades_safety_for_exploitation() -> None:
+    # Scissors-paper-rock where scissors wins double; p2 is modelled as uniformly random.
+    game = Game.from_file(GAMES / "scissors_paper_rock.gdl")
+    tree = build_tree(game)
+    p1, p2 = (game.role_index(r) for r in game.player_roles)
+    uniform = 1.0 / np.diff(tree.infoset_offset)[tree.sa_infoset]
+    vs_model, worst_case = [], []
+    for weight in (0.0, 0.5, 1.0):
+        solver = CFRSolver(tree)
+        solver.restrict([p2], uniform, weight)
+        solver.iterate(2000)
+        sigma = solver.average_strategy()
+        vs_model.append(expected_values(tree, _with_uniform(sigma, solver, p2))[p1])
+        # Constant-sum (100): p1's worst case is 100 minus p2's best response.
+        worst_case.append(100.0 - exploitability(tree, sigma).best_response_values[p2])
+        if weight == 0.0:
+            (policy,) = policy_of(solver, game.player_roles[0].name, ("paper", "rock", "scissors"))
+            np.testing.assert_allclose(policy, [0.4, 0.4, 0.2], atol=0.02)
+    # The best response to uniform play: the most valuable move against it, every time.
+    best_vs_uniform = max(
+        expected_values(tree, _with_uniform(_pure(tree, p1, k), solver, p2))[p1] for k in range(3)
+    )
+    assert vs_model[0] < vs_model[1] < vs_model[2]
+    assert vs_model[2] == pytest.approx(best_vs_uniform, abs=0.5)
+    assert worst_case[0] == pytest.approx(50.0, abs=0.5)  # the equilibrium is safe
+    assert worst_case[0] > worst_case[1] > worst_case[2]
+
+
+def _pure(tree: GameTree, role: int, k: int) -> np.ndarray:
+    """A profile where ``role`` plays its k-th move (the others: anything, overwritten)."""
+    sigma = np.ones(tree.num_actions + 1)
+    for i in range(tree.num_infosets):
+        if tree.infoset_role[i] == role:
+            lo, hi = tree.infoset_offset[i], tree.infoset_offset[i + 1]
+            sigma[lo:hi] = 0.0
+            sigma[lo + k] = 1.0
+    return sigma
+
+
+def test_restrict_refuses_bad_arguments() -> None:
+    tree = build_tree(Game.from_file(GAMES / "scissors_paper_rock.gdl"))
+    solver = CFRSolver(tree)
+    with pytest.raises(ValueError, match="model has shape"):
+        solver.restrict([1], np.zeros(tree.num_actions + 5), 0.5)
+    with pytest.raises(ValueError, match=r"weight must be in 0\.\.1"):
+        solver.restrict([1], np.zeros(tree.num_actions), 1.5)

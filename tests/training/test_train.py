@@ -82,6 +82,8 @@ def test_settings_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
         TrainConfig.from_dict({"samples": "many"})
     with pytest.raises(ConfigError, match="one of them must be > 0"):
         TrainConfig(minutes=0, games=0)
+    with pytest.raises(ConfigError, match="final_lr_fraction must be in 0"):
+        TrainConfig(final_lr_fraction=1.5)
     bad = tmp_path / "bad.toml"
     bad.write_text("samples = [")
     with pytest.raises(ConfigError, match=r"bad\.toml"):
