@@ -218,9 +218,13 @@ def load_network(path: Path, game: Game) -> tuple[PolicyValueNet, GameEncoding, 
     return net, encoding, checkpoint
 
 
-def default_checkpoint(game: Game, which: str = "best") -> Path:
+def default_checkpoint(game: Game, which: str = "latest") -> Path:
     """``checkpoints/<game>/<which>.pt``: under the working directory if that folder
-    exists there, else beside the installed package (the shipped checkpoints)."""
+    exists there, else beside the installed package (the shipped checkpoints).
+
+    The default is the end of the run, ``latest.pt``: on Blind Tic-Tac-Toe it beat
+    ``best.pt`` (chosen by short, noisy snapshots) in every cell of the evaluation
+    (``training/RESULTS.md``), whose tables are all of ``latest.pt``."""
     stem = Path(game.description.path).stem
     local = Path("checkpoints") / stem / f"{which}.pt"
     if local.exists():

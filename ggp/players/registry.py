@@ -18,6 +18,9 @@ Example:
     'random'
     >>> parse_spec("cfr+nn:checkpoints/meier/best.pt")
     ('cfr+nn', 'checkpoints/meier/best.pt')
+    >>> player = make_player("cfr+nn:checkpoints/meier/best.pt,mix=0.2", np.random.default_rng(0))
+    >>> player.checkpoint, player.net_settings.uniform_mix
+    (PosixPath('checkpoints/meier/best.pt'), 0.2)
 """
 
 from __future__ import annotations
@@ -84,11 +87,47 @@ def _handcrafted(request: PlayerRequest) -> Player:
     return HandcraftedPlayer(request.rng)
 
 
-def _cfr_nn(request: PlayerRequest) -> Player:
-    from ggp.nn.player import NetCFRPlayer
+#: Options of ``cfr+nn:...`` (``NAME=VALUE``, numbers in 0..1): what each one sets.
+NET_OPTIONS = {
+    "mix": "weight of uniform play in the model of the other roles (NetSettings.uniform_mix)",
+    "model": "weight of that model in the search (CFRSettings.model_weight)",
+}
 
-    checkpoint = Path(request.argument) if request.argument else None
-    player = NetCFRPlayer(checkpoint, rng=request.rng)
+
+def _cfr_nn(request: PlayerRequest) -> Player:
+    """``cfr+nn[:PATH][,mix=M][,model=W]`` (the path may also come last or not at all)."""
+    from dataclasses import replace
+
+    from ggp.nn.player import PLAY_SETTINGS, NetCFRPlayer, NetSettings
+
+    checkpoint: Path | None = None
+    options: dict[str, float] = {}
+    for item in (request.argument or "").split(","):
+        key, equals, value = item.partition("=")
+        if not equals:
+            if item:
+                checkpoint = Path(item)
+            continue
+        if key not in NET_OPTIONS:
+            raise GameError(
+                f"cfr+nn has no option {key!r} (options: {', '.join(sorted(NET_OPTIONS))})"
+            )
+        try:
+            number = float(value)
+        except ValueError:
+            number = -1.0
+        if not 0.0 <= number <= 1.0:
+            raise GameError(f"cfr+nn option {key} must be a number in 0..1, not {value!r}")
+        options[key] = number
+    defaults = NetSettings()
+    player = NetCFRPlayer(
+        checkpoint,
+        settings=replace(
+            PLAY_SETTINGS, model_weight=options.get("model", PLAY_SETTINGS.model_weight)
+        ),
+        rng=request.rng,
+        net_settings=replace(defaults, uniform_mix=options.get("mix", defaults.uniform_mix)),
+    )
     if request.game is not None:
         player.load(request.game)
     return player
@@ -109,8 +148,8 @@ PLAYER_SPECS: tuple[PlayerSpec, ...] = (
     ),
     PlayerSpec(
         "cfr+nn",
-        "CFR with a trained network (cfr+nn:PATH; default checkpoints/GAME/best.pt), "
-        "about 1 s per move",
+        "CFR with a trained network (cfr+nn:PATH; default checkpoints/GAME/latest.pt; "
+        "options ,mix=M,model=W), about 1 s per move",
         _cfr_nn,
         takes_argument=True,
     ),

@@ -138,7 +138,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from ggp.errors import GameError
     from ggp.game import Game
     from ggp.players.handcrafted import handcrafted_kind
-    from ggp.players.registry import make_player, parse_spec
+    from ggp.players.registry import make_player
     from ggp.training.evaluate import default_roles, evaluate, format_table
 
     game_path = Path(args.game)
@@ -158,14 +158,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
     import numpy as np
 
     # Fail early on a bad spec, a missing checkpoint or one for another game.
-    for spec in (args.player, *opponents):
+    for spec in opponents:
         make_player(spec, np.random.default_rng(0), game)
-    name, argument = parse_spec(args.player)
+    player = make_player(args.player, np.random.default_rng(0), game)
     described = args.player
-    if name == "cfr+nn":
+    from ggp.nn.player import NetCFRPlayer
+
+    if isinstance(player, NetCFRPlayer):
         from ggp.nn.checkpoint import default_checkpoint, load_checkpoint
 
-        path = Path(argument) if argument else default_checkpoint(game)
+        path = player.checkpoint if player.checkpoint is not None else default_checkpoint(game)
         meta = load_checkpoint(path).metadata
         described = (
             f"{args.player} ({path}: {meta.steps:,} steps, {meta.games:,} self-play games, "
@@ -238,7 +240,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         description="Play a player against opponents, role by role, in parallel, and "
         "print the table the published paper printed: score out of 100 (win 1, draw "
         "0.5) with its 95% interval. Players: random, cfr, handcrafted (Meier and Blind "
-        "Tic-Tac-Toe), cfr+nn[:CHECKPOINT] (default checkpoints/GAME/best.pt).",
+        "Tic-Tac-Toe), cfr+nn[:CHECKPOINT][,mix=M][,model=W] (default checkpoints/GAME/latest.pt; "
+        "mix: uniform weight in the opponent model, default 0.8; model: restricted Nash "
+        "response weight, default 0).",
     )
     ev.add_argument("game", metavar="GAME", help="game description file")
     ev.add_argument(

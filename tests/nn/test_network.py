@@ -228,3 +228,19 @@ def test_checkpoint_for_another_game_is_refused(tmp_path: Path) -> None:
 
 def test_the_random_player_is_no_net_player() -> None:
     assert isinstance(make_player("random", np.random.default_rng(0)), RandomPlayer)
+
+
+def test_cfr_nn_spec_options(tmp_path: Path) -> None:
+    from ggp.nn.player import NetCFRPlayer
+
+    path = tmp_path / "best.pt"
+    make_checkpoint("montyhall.gdl", path)
+    game = load("montyhall.gdl")
+    player = make_player(f"cfr+nn:mix=0.25,{path},model=0.5", np.random.default_rng(0), game)
+    assert isinstance(player, NetCFRPlayer)
+    assert player.checkpoint == path
+    assert (player.net_settings.uniform_mix, player.settings.model_weight) == (0.25, 0.5)
+    with pytest.raises(GameError, match="no option 'temperature'"):
+        make_player(f"cfr+nn:{path},temperature=2", np.random.default_rng(0), game)
+    with pytest.raises(GameError, match=r"must be a number in 0\.\.1, not 'lots'"):
+        make_player(f"cfr+nn:{path},mix=lots", np.random.default_rng(0), game)
