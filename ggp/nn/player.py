@@ -26,8 +26,8 @@ from ggp.nn.checkpoint import default_checkpoint, load_network
 from ggp.nn.guided import infoset_priors, warm_start
 from ggp.nn.net_evaluator import NetEvaluator, OpponentModel
 from ggp.players.base import MatchInfo
-from ggp.players.cfr_player import CFRPlayer, CFRSettings, FloatArray
-from ggp.search.cfr import CFRSolver
+from ggp.players.cfr_player import CFRPlayer, CFRSettings
+from ggp.search.cfr import CFRSolver, FloatArray
 from ggp.search.sampler import PosteriorSampler
 from ggp.search.tree import GameTree
 

@@ -17,13 +17,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-import numpy.typing as npt
 
 from ggp.errors import GameError
 from ggp.gdl.terms import Const, Term
 from ggp.players.base import MatchInfo, Observation
 from ggp.players.random_player import HistoryTracker
-from ggp.search.cfr import Algorithm, CFRSolver
+from ggp.search.cfr import Algorithm, CFRSolver, FloatArray
 from ggp.search.evaluator import Evaluator, RolloutEvaluator
 from ggp.search.sampler import HistorySampler, PosteriorSampler, SampledHistory, live_roots
 from ggp.search.tree import GameTree, ObservationIndex, OutOfTime, build_tree
@@ -31,8 +30,6 @@ from ggp.search.tree import GameTree, ObservationIndex, OutOfTime, build_tree
 __all__ = ["CFRPlayer", "CFRSettings", "SearchResult"]
 
 logger = logging.getLogger(__name__)
-
-FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)
