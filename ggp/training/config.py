@@ -166,6 +166,10 @@ class TrainConfig:
         return self.workers if self.workers > 0 else max(1, os.cpu_count() or 1)
 
 
+#: How an error message names the type a setting needs.
+_KINDS = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+
+
 def _coerce(name: str, value: Any, default: Any, source: str) -> Any:
     if isinstance(default, bool):
         if isinstance(value, bool):
@@ -178,9 +182,7 @@ def _coerce(name: str, value: Any, default: Any, source: str) -> Any:
             return float(value)
     elif isinstance(default, str) and isinstance(value, str):
         return value
-    raise ConfigError(
-        f"{source}: setting {name!r} must be a {type(default).__name__}, not {value!r}"
-    )
+    raise ConfigError(f"{source}: setting {name!r} must be {_KINDS[type(default)]}, not {value!r}")
 
 
 def load_toml(path: Path) -> dict[str, Any]:

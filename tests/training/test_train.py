@@ -78,7 +78,7 @@ def test_settings_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert TrainConfig.from_dict(config.to_dict()) == config
     with pytest.raises(ConfigError, match="unknown setting 'sample'"):
         TrainConfig.from_dict({"sample": 3})
-    with pytest.raises(ConfigError, match="must be a int"):
+    with pytest.raises(ConfigError, match="must be an integer, not 'many'"):
         TrainConfig.from_dict({"samples": "many"})
     with pytest.raises(ConfigError, match="one of them must be > 0"):
         TrainConfig(minutes=0, games=0)
