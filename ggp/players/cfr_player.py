@@ -19,7 +19,7 @@ from typing import Literal
 import numpy as np
 
 from ggp.errors import GameError
-from ggp.gdl.terms import Const, Term
+from ggp.gdl.terms import Term
 from ggp.players.base import MatchInfo, Observation
 from ggp.players.random_player import HistoryTracker
 from ggp.search.cfr import Algorithm, CFRSolver, FloatArray
@@ -197,7 +197,7 @@ class CFRPlayer:
         roots = self._roots()
         observations = ObservationIndex()
         best: SearchResult | None = None
-        deepest: tuple[GameTree, CFRSolver] | None = None
+        deepest: tuple[GameTree, CFRSolver, int] | None = None  # tree, solver, root infoset
         last_build_s = 0.0
         last_nodes = 1
         for depth in range(1, settings.max_depth + 1):
@@ -230,11 +230,11 @@ class CFRPlayer:
                 break
         # No deeper tree fits: spend the rest of the minimum budget on the deepest one.
         if deepest is not None and best is not None and not best.complete:
-            tree, solver = deepest
+            tree, solver, infoset = deepest
             until = min(min_until, stop_at)
             while time.monotonic() < until:
-                self._iterate(tree, solver)
-            best = self._result(tree, solver, best.depth, started)
+                self._iterate(solver, infoset)
+            best = self._result(tree, solver, infoset, best.depth, started)
         if best is None:
             return None
         logger.info(
@@ -249,16 +249,17 @@ class CFRPlayer:
 
     def _solve(
         self, tree: GameTree, depth: int, stop_at: float, min_until: float, started: float
-    ) -> tuple[tuple[GameTree, CFRSolver], SearchResult] | None:
+    ) -> tuple[tuple[GameTree, CFRSolver, int], SearchResult] | None:
         tracker = self._tracker
         assert tracker is not None
-        if tree.root_infoset(tracker.history.role) is None:
+        infoset = tree.root_infoset(tracker.history.role)
+        if infoset is None:
             return None
         solver = self._make_solver(tree)
         complete = bool(tree.leaf_terminal.all())
         self._snapshots = []
         while True:
-            self._iterate(tree, solver)
+            self._iterate(solver, infoset)
             now = time.monotonic()
             if now >= stop_at:
                 break
@@ -268,24 +269,16 @@ class CFRPlayer:
             # Leave time for a deeper tree once the minimum budget is half used.
             if not complete and solver.iterations >= 100 and now >= (started + min_until) / 2:
                 break
-        return (tree, solver), self._result(tree, solver, depth, started)
+        return (tree, solver, infoset), self._result(tree, solver, infoset, depth, started)
 
-    def _iterate(self, tree: GameTree, solver: CFRSolver) -> None:
+    def _iterate(self, solver: CFRSolver, infoset: int) -> None:
         solver.iterate(self.settings.iterations_per_check)
         if self.settings.policy == "random-iteration":
-            infoset = tree.root_infoset(self._role())
-            assert infoset is not None
             self._snapshots.append(solver.policy(infoset, average=False).copy())
 
-    def _role(self) -> Const:
-        assert self._tracker is not None
-        return self._tracker.history.role
-
     def _result(
-        self, tree: GameTree, solver: CFRSolver, depth: int, started: float
+        self, tree: GameTree, solver: CFRSolver, infoset: int, depth: int, started: float
     ) -> SearchResult:
-        infoset = tree.root_infoset(self._role())
-        assert infoset is not None
         if self.settings.policy == "random-iteration" and self._snapshots:
             policy = self._snapshots[int(self.rng.integers(len(self._snapshots)))]
         else:

@@ -112,12 +112,13 @@ def _cfr_nn(request: PlayerRequest) -> Player:
             raise GameError(
                 f"cfr+nn has no option {key!r} (options: {', '.join(sorted(NET_OPTIONS))})"
             )
+        problem = GameError(f"cfr+nn option {key} must be a number in 0..1, not {value!r}")
         try:
             number = float(value)
         except ValueError:
-            number = -1.0
+            raise problem from None
         if not 0.0 <= number <= 1.0:
-            raise GameError(f"cfr+nn option {key} must be a number in 0..1, not {value!r}")
+            raise problem
         options[key] = number
     defaults = NetSettings()
     player = NetCFRPlayer(

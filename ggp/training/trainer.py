@@ -375,10 +375,7 @@ class Trainer:
         return min(max(done, default=0.0), 1.0)
 
     def _budget_left(self) -> bool:
-        config = self.config
-        if config.games and self.games >= config.games:
-            return False
-        return not (config.minutes and self.elapsed_s() >= 60.0 * config.minutes)
+        return self._progress() < 1.0
 
     def _selfplay_task(self, next_index: int) -> SelfPlayTask:
         count = self.config.games_per_task
