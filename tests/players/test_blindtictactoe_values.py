@@ -1,0 +1,92 @@
+"""Exact Blind Tic-Tac-Toe values against the random player, checked against simulation."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from ggp.game import Game
+from ggp.gdl.terms import Term
+from ggp.match import run_match
+from ggp.players.base import MatchInfo, Observation
+from ggp.players.blindtictactoe_values import best_response_value, policy_value
+from ggp.players.random_player import RandomPlayer
+from ggp.training.workers import match_score
+
+from conftest import GAMES
+
+#: Centre, corners, edges.
+ORDER = (4, 0, 8, 2, 6, 1, 3, 5, 7)
+
+
+def fixed_order(tried: int, held: int) -> dict[int, float]:
+    return {next(c for c in ORDER if not tried >> c & 1): 1.0}
+
+
+def uniform_first(tried: int, held: int) -> dict[int, float]:
+    """A uniformly random first cell, then the cells in ORDER."""
+    if not tried:
+        return {c: 1 / 9 for c in range(9)}
+    return fixed_order(tried, held)
+
+
+class FixedOrderPlayer:
+    """Tries the cells in ORDER, whatever it sees."""
+
+    name = "fixed-order"
+
+    def start(self, match: MatchInfo) -> None:
+        self.game = match.game
+
+    def play(self, observation: Observation, deadline: float) -> Term:
+        cell = ORDER[observation.turn]
+        return self.game.term(f"(mark {cell // 3 + 1} {cell % 3 + 1})")
+
+    def stop(self, observation: Observation) -> None:
+        pass
+
+    def abort(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("role", ["x", "o"])
+def test_fixed_order_value_matches_simulation(role: str) -> None:
+    game = Game.from_file(GAMES / "blindtictactoe.gdl")
+    me, other = game.role(role), game.role("o" if role == "x" else "x")
+    games = 1500
+    total = 0.0
+    for seed in range(games):
+        players = {me: FixedOrderPlayer(), other: RandomPlayer(np.random.default_rng(seed))}
+        record = run_match(game, players, np.random.default_rng(10_000 + seed))
+        total += match_score(record.goals, game, me)
+    exact = policy_value(fixed_order) / 100
+    assert exact == pytest.approx(0.7340, abs=1e-4)
+    sigma = math.sqrt(0.25 / games)  # the score's spread is at most 1/2 per game
+    assert abs(total / games - exact) < 4 * sigma
+
+
+def test_values_agree_under_board_symmetry() -> None:
+    rotate = (6, 3, 0, 7, 4, 1, 8, 5, 2)  # a quarter turn
+    rotated = tuple(rotate[c] for c in ORDER)
+
+    def rotated_order(tried: int, held: int) -> dict[int, float]:
+        return {next(c for c in rotated if not tried >> c & 1): 1.0}
+
+    assert policy_value(rotated_order) == pytest.approx(policy_value(fixed_order))
+    # A centre first move is worth more than a random one.
+    assert policy_value(uniform_first) < policy_value(fixed_order)
+
+
+def test_policy_must_try_an_untried_cell() -> None:
+    with pytest.raises(ValueError, match="cell 4 was tried before"):
+        policy_value(lambda tried, held: {4: 1.0})
+
+
+@pytest.mark.slow
+def test_best_response_value() -> None:
+    # About 20 s. The same value comes out without the symmetry reduction (6.6 min).
+    best = best_response_value()
+    assert best == pytest.approx(82.7216, abs=1e-4)
+    assert best > policy_value(fixed_order) > policy_value(uniform_first)
