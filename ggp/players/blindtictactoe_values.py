@@ -31,7 +31,10 @@ from collections.abc import Callable, Mapping
 from functools import cache
 from math import gcd
 
-__all__ = ["Policy", "best_response_value", "policy_value"]
+from ggp.gdl.terms import Const, Term
+from ggp.players.base import MatchInfo, Observation
+
+__all__ = ["BestResponse", "BestResponsePlayer", "Policy", "best_response_value", "policy_value"]
 
 #: A player's strategy: (cells it has tried, cells it holds), as 9-bit masks, to the
 #: probability of trying each untried cell. (Its information set also has the order of
@@ -91,15 +94,61 @@ def best_response_value() -> float:
     It takes about 20 s and 400 MB: the information sets are solved once per symmetry
     class.
     """
+    return BestResponse().value()
 
-    @cache
-    def canonical_value(tried: int, held: int, belief: _Belief) -> float:
-        return max(_move_value(tried, held, belief, cell, solve) for cell in _UNTRIED[tried])
 
-    def solve(tried: int, held: int, belief: _Belief) -> float:
-        return canonical_value(*_canonical(tried, held, belief))
+class BestResponse:
+    """The best response to the random player, solved lazily and kept: its value at
+    every information set the player reaches, and the move that gets it.
 
-    return solve(0, 0, ((0, 0, 1),))
+    An information set is ``(tried, held, belief)``: the cells the player has tried and
+    those it holds (9-bit masks), and the weighted hidden states (cells the opponent has
+    tried, cells it holds, integer weight) that agree with what it saw and in which the
+    game has not ended. :meth:`after` follows one step of play.
+    """
+
+    #: The information set at the start of the game.
+    START: tuple[int, int, _Belief] = (0, 0, ((0, 0, 1),))
+
+    def __init__(self) -> None:
+        self._values: dict[tuple[int, int, _Belief], float] = {}
+
+    def value(self, tried: int = 0, held: int = 0, belief: _Belief | None = None) -> float:
+        """The best expected score from an information set (default: the start)."""
+        if belief is None:
+            tried, held, belief = self.START
+        return self._solve(tried, held, belief) / sum(w for _, _, w in belief)
+
+    def best_cell(self, tried: int, held: int, belief: _Belief) -> int:
+        """A cell with the best expected score (the lowest-numbered one on ties)."""
+        return max(
+            _UNTRIED[tried],
+            key=lambda cell: (_move_value(tried, held, belief, cell, self._solve), -cell),
+        )
+
+    @staticmethod
+    def after(
+        tried: int, held: int, belief: _Belief, cell: int, ok: bool
+    ) -> tuple[int, int, _Belief]:
+        """The information set after trying ``cell`` and seeing ``ok`` (or not), given
+        that the game goes on.
+
+        Raises:
+            ValueError: ``cell`` was tried before, or the game cannot go on that way.
+        """
+        _, after = _step(tried, held, belief, cell)
+        if not after[ok]:
+            raise ValueError(f"trying cell {cell} cannot {'' if ok else 'fail to '}give ok here")
+        bit = 1 << cell
+        return tried | bit, held | bit if ok else held, _normalised(after[ok])[1]
+
+    def _solve(self, tried: int, held: int, belief: _Belief) -> float:
+        key = _canonical(tried, held, belief)
+        value = self._values.get(key)
+        if value is None:
+            value = max(_move_value(*key, cell, self._solve) for cell in _UNTRIED[key[0]])
+            self._values[key] = value
+        return value
 
 
 def policy_value(policy: Policy) -> float:
@@ -117,7 +166,7 @@ def policy_value(policy: Policy) -> float:
             if p > 0
         )
 
-    return solve(0, 0, ((0, 0, 1),))
+    return solve(*BestResponse.START)
 
 
 def _move_value(
@@ -129,11 +178,27 @@ def _move_value(
 ) -> float:
     """sum(weight * expected score) over ``belief`` when the player tries ``cell`` and
     then plays on by ``solve``."""
+    total, after = _step(tried, held, belief, cell)
+    bit = 1 << cell
+    for seen_ok, states in enumerate(after):
+        if states:
+            common, child = _normalised(states)
+            total += common * solve(tried | bit, held | bit if seen_ok else held, child)
+    return total / (2 * len(_UNTRIED[tried]))
+
+
+_Next = tuple[dict[tuple[int, int], int], dict[tuple[int, int], int]]
+
+
+def _step(tried: int, held: int, belief: _Belief, cell: int) -> tuple[float, _Next]:
+    """One step from an information set when the player tries ``cell``: the weighted sum
+    of the scores of the games that end, and the weights of the hidden states that go
+    on, by whether the player sees ``ok`` (index 0: no, 1: yes)."""
     if tried >> cell & 1:
         raise ValueError(f"cell {cell} was tried before (tried cells {tried:09b})")
     bit = 1 << cell
     total = 0.0
-    after: tuple[dict[tuple[int, int], int], dict[tuple[int, int], int]] = ({}, {})  # by ok
+    after: _Next = ({}, {})
     for their_tried, theirs, weight in belief:
         for other in _UNTRIED[their_tried]:
             obit = 1 << other
@@ -158,15 +223,15 @@ def _move_value(
                 else:
                     key = (their_tried | obit, their_cells)
                     after[ok][key] = after[ok].get(key, 0) + w
-    for seen_ok, states in enumerate(after):
-        if not states:
-            continue
-        common = 0
-        for w in states.values():
-            common = gcd(common, w)
-        child = tuple(sorted((t, h, w // common) for (t, h), w in states.items()))
-        total += common * solve(tried | bit, held | bit if seen_ok else held, child)
-    return total / (2 * len(_UNTRIED[tried]))
+    return total, after
+
+
+def _normalised(states: dict[tuple[int, int], int]) -> tuple[int, _Belief]:
+    """The weights' common factor, and the belief with the weights divided by it."""
+    common = 0
+    for w in states.values():
+        common = gcd(common, w)
+    return common, tuple(sorted((t, h, w // common) for (t, h), w in states.items()))
 
 
 def _canonical(tried: int, held: int, belief: _Belief) -> tuple[int, int, _Belief]:
@@ -179,3 +244,36 @@ def _canonical(tried: int, held: int, belief: _Belief) -> tuple[int, int, _Belie
         )
         for image in _SYMMETRIES
     )
+
+
+class BestResponsePlayer:
+    """Plays the best response to the random player (:class:`BestResponse`) in Blind
+    Tic-Tac-Toe, as x or as o: the most any player can score against random play.
+
+    Args:
+        response: The solved best response, shared between players (the first moves
+            solve it, about 20 s; None: a new one).
+    """
+
+    name = "best-response-to-random"
+
+    def __init__(self, response: BestResponse | None = None) -> None:
+        self.response = response if response is not None else BestResponse()
+
+    def start(self, match: MatchInfo) -> None:
+        self.game = match.game
+        self.infoset = BestResponse.START
+
+    def play(self, observation: Observation, deadline: float) -> Term:
+        if observation.last_move is not None:
+            row, col = (int(str(arg)) for arg in observation.last_move.args)
+            ok = Const("ok") in observation.percepts
+            self.infoset = BestResponse.after(*self.infoset, 3 * (row - 1) + col - 1, ok)
+        cell = self.response.best_cell(*self.infoset)
+        return self.game.term(f"(mark {cell // 3 + 1} {cell % 3 + 1})")
+
+    def stop(self, observation: Observation) -> None:
+        pass
+
+    def abort(self) -> None:
+        pass

@@ -11,7 +11,7 @@ from ggp.game import Game
 from ggp.gdl.terms import Term
 from ggp.match import run_match
 from ggp.players.base import MatchInfo, Observation
-from ggp.players.blindtictactoe_values import best_response_value, policy_value
+from ggp.players.blindtictactoe_values import BestResponse, BestResponsePlayer, policy_value
 from ggp.players.random_player import RandomPlayer
 from ggp.training.workers import match_score
 
@@ -84,9 +84,51 @@ def test_policy_must_try_an_untried_cell() -> None:
         policy_value(lambda tried, held: {4: 1.0})
 
 
+@pytest.fixture(scope="module")
+def response() -> BestResponse:
+    solved = BestResponse()
+    solved.value()  # about 20 s
+    return solved
+
+
 @pytest.mark.slow
-def test_best_response_value() -> None:
-    # About 20 s. The same value comes out without the symmetry reduction (6.6 min).
-    best = best_response_value()
+def test_best_response_value(response: BestResponse) -> None:
+    # The same value came out without the symmetry reduction (in 6.6 min).
+    best = response.value()
     assert best == pytest.approx(82.7216, abs=1e-4)
     assert best > policy_value(fixed_order) > policy_value(uniform_first)
+    # The best first move is the centre, and no other first move does as well.
+    tried, held, belief = BestResponse.START
+    assert response.best_cell(tried, held, belief) == 4
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("role", ["x", "o"])
+def test_best_response_player_scores_the_value(response: BestResponse, role: str) -> None:
+    game = Game.from_file(GAMES / "blindtictactoe.gdl")
+    me, other = game.role(role), game.role("o" if role == "x" else "x")
+    games = 1500
+    total = 0.0
+    for seed in range(games):
+        players = {
+            me: BestResponsePlayer(response),
+            other: RandomPlayer(np.random.default_rng(seed)),
+        }
+        record = run_match(game, players, np.random.default_rng(10_000 + seed))
+        total += match_score(record.goals, game, me)
+    sigma = math.sqrt(0.25 / games)
+    assert abs(total / games - response.value() / 100) < 4 * sigma
+
+
+def test_information_set_after_a_step() -> None:
+    tried, held, belief = BestResponse.after(*BestResponse.START, 4, True)
+    assert (tried, held) == (1 << 4, 1 << 4)
+    # The opponent tried another cell and got it (twice the weight: either tiebreak), or
+    # tried the centre too and lost the tiebreak.
+    assert belief == tuple(
+        sorted((1 << c, 0 if c == 4 else 1 << c, 1 if c == 4 else 2) for c in range(9))
+    )
+    # Failing: the opponent tried the centre in the same turn and won the tiebreak.
+    assert BestResponse.after(*BestResponse.START, 4, False) == (1 << 4, 0, ((16, 16, 1),))
+    with pytest.raises(ValueError, match="was tried before"):
+        BestResponse.after(1 << 4, 1 << 4, belief, 4, True)
