@@ -242,7 +242,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "0.5) with its 95% interval. Players: random, cfr, handcrafted (Meier and Blind "
         "Tic-Tac-Toe), cfr+nn[:CHECKPOINT][,mix=M][,model=W] (default checkpoints/GAME/latest.pt; "
         "mix: uniform weight in the opponent model, default 0.8; model: restricted Nash "
-        "response weight, default 0).",
+        "response weight, default 0.5).",
     )
     ev.add_argument("game", metavar="GAME", help="game description file")
     ev.add_argument(
