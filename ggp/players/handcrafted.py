@@ -139,7 +139,7 @@ class MeierPlayer(_TrackingPlayer):
 
     def _reset(self, match: MatchInfo) -> None:
         self.dice: tuple[int, int] | None = None  # (high, low) of the last roll seen
-        self.last_claim: int | None = None  # rank of the last claim seen
+        self.claims: list[int] = []  # ranks of the claims seen, in order
 
     def _observe(self, percepts: frozenset[Term]) -> None:
         for percept in percepts:
@@ -150,7 +150,7 @@ class MeierPlayer(_TrackingPlayer):
             elif percept.name == "does" and percept.arity == 2:
                 rank = meier_rank(percept.args[1])
                 if rank is not None:
-                    self.last_claim = rank
+                    self.claims.append(rank)
 
     def play(self, observation: Observation, deadline: float) -> Term:
         moves = self._legal(observation)
@@ -161,8 +161,8 @@ class MeierPlayer(_TrackingPlayer):
         if claims:
             return self._claim(claims, moves)
         by_name = {move.name: move for move in moves}
-        if "you_bluff" in by_name and "ask_roll" in by_name and self.last_claim is not None:
-            call = self.rng.random() < (self.last_claim + 1) / _CLAIMS
+        if "you_bluff" in by_name and "ask_roll" in by_name and self.claims:
+            call = self.rng.random() < (self.claims[-1] + 1) / _CLAIMS
             return by_name["you_bluff" if call else "ask_roll"]
         return self._random(moves)
 

@@ -7,6 +7,11 @@ over the last two claims: whether the opponent's claim is true depends only on t
 before it and on the opponent's fresh roll, and a claim ends the game (``you_bluff``) or
 starts a new round whose value depends only on that claim.
 
+:class:`BestResponse` gives the best response's moves (the claim to make, whether to call)
+and :class:`BestResponsePlayer` plays them: simulated through the engine, it scores the
+values below (``tests/players/test_meier_values.py``), so they are reached, not only
+bounds.
+
 Ranks as in :data:`~ggp.players.handcrafted.MEIER_RANKS`: 0 (31) to 20 (21, "Meier"); a
 roll of rank 14..19 (a double) has probability 1/36, every other rank 2/36. Values are in
 goal points (0..100), which is also the evaluation's score (a win counts 1).
@@ -29,9 +34,20 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-from ggp.players.handcrafted import MEIER_RANKS
+import numpy as np
 
-__all__ = ["Opponent", "MeierValues", "best_response_values", "random_values"]
+from ggp.gdl.terms import Term
+from ggp.players.base import Observation
+from ggp.players.handcrafted import MEIER_RANKS, MeierPlayer, meier_rank
+
+__all__ = [
+    "Opponent",
+    "MeierValues",
+    "BestResponse",
+    "BestResponsePlayer",
+    "best_response_values",
+    "random_values",
+]
 
 Opponent = Literal["random", "handcrafted"]
 
@@ -65,10 +81,12 @@ class _Values:
     def __init__(self, opponent: Opponent, best: bool) -> None:
         self.opponent = opponent
         self.best = best
-        self.facing = cache(self._facing)  # per instance: it depends on both
+        # Cached per instance: they depend on both.
+        self.facing = cache(self._facing)
+        self.after_roll = cache(self._after_roll)
 
     def values(self) -> MeierValues:
-        return MeierValues(first=self._after_roll(-1), second=self.facing(-1))
+        return MeierValues(first=self.after_roll(-1), second=self.facing(-1))
 
     # ------------------------------------------------------------ the opponent
 
@@ -102,22 +120,28 @@ class _Values:
 
     # ------------------------------------------------------------ the player
 
-    def _facing(self, last: int) -> float:
-        """The player's value when the opponent, after claim ``last``, rolls and claims."""
-        claimed = [0.0] * _N  # P(claim c)
-        true = [0.0] * _N  # P(claim c, and it is the truth)
+    def odds(self, last: int) -> tuple[list[float], list[float]]:
+        """``[21], [21]``: after claim ``last`` (-1: none), the probability that the
+        opponent rolls and claims each rank, and that it claims it and it is the truth."""
+        claimed = [0.0] * _N
+        true = [0.0] * _N
         for roll, p in enumerate(_ROLL):
             for rank, q in enumerate(self._claims(last, roll)):
                 claimed[rank] += p * q
                 if rank == roll:
                     true[rank] += p * q
+        return claimed, true
+
+    def _facing(self, last: int) -> float:
+        """The player's value when the opponent, after claim ``last``, rolls and claims."""
+        claimed, true = self.odds(last)
         value = 0.0
         for rank in range(last + 1, _N):
             call = 100.0 * (claimed[rank] - true[rank])  # the call wins on a bluff
             if rank == _TOP:
                 value += call
                 continue
-            roll_on = claimed[rank] * self._after_roll(rank)
+            roll_on = claimed[rank] * self.after_roll(rank)
             value += max(call, roll_on) if self.best else 0.5 * (call + roll_on)
         return value
 
@@ -137,3 +161,68 @@ class _Values:
         if claim == _TOP:
             return win_if_called
         return call * win_if_called + (1.0 - call) * self.facing(claim)
+
+
+class BestResponse:
+    """The best response to a fixed Meier opponent, move by move: the claim to make, and
+    whether to call ``you_bluff``. Its expected score is :func:`best_response_values`.
+
+    Args:
+        opponent: The opponent it answers.
+    """
+
+    def __init__(self, opponent: Opponent) -> None:
+        self._values = _Values(opponent, best=True)
+
+    def claim(self, last: int, roll: int) -> int:
+        """The rank to claim with a roll of rank ``roll``, above claim ``last`` (-1: none)."""
+        if not -1 <= last < _TOP:
+            raise ValueError(f"no claim beats rank {last}")
+        return max(
+            range(last + 1, _N),
+            key=lambda rank: self._values.claiming_value(rank, rank == roll),
+        )
+
+    def calls(self, last: int, claim: int) -> bool:
+        """Whether to call ``you_bluff`` on ``claim``, made after the player's claim
+        ``last`` (-1: none)."""
+        if claim == _TOP:
+            return True
+        claimed, true = self._values.odds(last)
+        if claimed[claim] == 0.0:
+            raise ValueError(f"the opponent never claims rank {claim} after rank {last}")
+        return 100.0 * (claimed[claim] - true[claim]) > claimed[claim] * self._values.after_roll(
+            claim
+        )
+
+
+class BestResponsePlayer(MeierPlayer):
+    """Plays :class:`BestResponse` to ``opponent``, as p1 or p2: the most any player can
+    score against that opponent (:func:`best_response_values`).
+
+    Args:
+        opponent: The opponent it answers.
+        rng: For the moves the best response does not decide (none in Meier's rules).
+    """
+
+    name = "meier-best-response"
+
+    def __init__(self, opponent: Opponent, rng: np.random.Generator | None = None) -> None:
+        super().__init__(rng)
+        self.response = BestResponse(opponent)
+
+    def play(self, observation: Observation, deadline: float) -> Term:
+        moves = self._legal(observation)
+        self._observe(observation.percepts)
+        if len(moves) == 1:
+            return moves[0]
+        claims = {rank: move for move in moves if (rank := meier_rank(move)) is not None}
+        if claims and self.dice is not None:
+            roll = MEIER_RANKS.index(self.dice)
+            return claims[self.response.claim(self.claims[-1] if self.claims else -1, roll)]
+        by_name = {move.name: move for move in moves}
+        if "you_bluff" in by_name and "ask_roll" in by_name and self.claims:
+            before = self.claims[-2] if len(self.claims) > 1 else -1
+            call = self.response.calls(before, self.claims[-1])
+            return by_name["you_bluff" if call else "ask_roll"]
+        return self._random(moves)

@@ -10,7 +10,12 @@ import pytest
 from ggp.game import Game
 from ggp.match import run_match
 from ggp.players.handcrafted import MeierPlayer
-from ggp.players.meier_values import best_response_values, random_values
+from ggp.players.meier_values import (
+    BestResponse,
+    BestResponsePlayer,
+    best_response_values,
+    random_values,
+)
 from ggp.players.random_player import RandomPlayer
 from ggp.training.workers import match_score
 
@@ -54,3 +59,43 @@ def test_random_against_handcrafted_matches_simulation(role: str) -> None:
     exact = getattr(random_values("handcrafted"), "first" if role == "p1" else "second") / 100
     sigma = math.sqrt(exact * (1 - exact) / games)
     assert abs(total / games - exact) < 4 * sigma
+
+
+@pytest.mark.parametrize("opponent", ["random", "handcrafted"])
+@pytest.mark.parametrize("role", ["p1", "p2"])
+def test_best_response_player_scores_the_value(role: str, opponent: str) -> None:
+    # The move-by-move best response, played through the engine, scores what the
+    # recursion says the best response is worth: the ceilings are reached, not only bounds.
+    game = Game.from_file(GAMES / "meier.gdl")
+    me, other = game.role(role), game.role("p2" if role == "p1" else "p1")
+    games = 1500
+    total = 0.0
+    for seed in range(games):
+        players = {
+            me: BestResponsePlayer(opponent),  # type: ignore[arg-type]
+            other: (RandomPlayer if opponent == "random" else MeierPlayer)(
+                np.random.default_rng(10_000 + seed)
+            ),
+        }
+        record = run_match(game, players, np.random.default_rng(20_000 + seed))
+        total += match_score(record.goals, game, me)
+    values = best_response_values(opponent)  # type: ignore[arg-type]
+    exact = (values.first if role == "p1" else values.second) / 100
+    sigma = math.sqrt(exact * (1 - exact) / games)
+    assert abs(total / games - exact) < 4 * sigma
+
+
+def test_best_response_decisions() -> None:
+    response = BestResponse("handcrafted")
+    # With Meier (21) in hand, claim it; a "Meier" claim is always called.
+    assert response.claim(-1, 20) == 20
+    assert response.calls(5, 20)
+    # Random play's claims are bluffs 94-97% of the time, worth more than rolling on
+    # (at most 95.3): call them all.
+    random = BestResponse("random")
+    assert all(random.calls(0, claim) for claim in range(1, 21))
+    # The handcrafted player's first claim is the truth more often the higher it is:
+    # believe it up to 64, call it from 65 (rank 13) up.
+    assert [response.calls(-1, claim) for claim in range(21)] == [False] * 13 + [True] * 8
+    with pytest.raises(ValueError, match="no claim beats rank 20"):
+        response.claim(20, 3)
