@@ -162,7 +162,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         if player_role == role:
             players[player_role] = HumanPlayer(sys.stdin, sys.stdout, show_board=public, rng=rng)
         else:
-            players[player_role] = make_player(args.vs, rng)
+            players[player_role] = make_player(args.vs, rng, game)
     opponents = [r.name for r in game.player_roles if r != role]
     against = f"{args.vs} as {' '.join(opponents)}" if opponents else "nobody but chance"
     print(f"{args.game}: you play {role} against {against} (seed {seed}).")

@@ -31,10 +31,19 @@ from collections.abc import Callable, Mapping
 from functools import cache
 from math import gcd
 
+from ggp.game import Game
 from ggp.gdl.terms import Const, Term
 from ggp.players.base import MatchInfo, Observation
 
-__all__ = ["BestResponse", "BestResponsePlayer", "Policy", "best_response_value", "policy_value"]
+__all__ = [
+    "BestResponse",
+    "BestResponsePlayer",
+    "Policy",
+    "best_response_value",
+    "models",
+    "policy_value",
+    "shared_best_response",
+]
 
 #: A player's strategy: (cells it has tried, cells it holds), as 9-bit masks, to the
 #: probability of trying each untried cell. (Its information set also has the order of
@@ -246,23 +255,42 @@ def _canonical(tried: int, held: int, belief: _Belief) -> tuple[int, int, _Belie
     )
 
 
+def models(game: Game) -> bool:
+    """Whether ``game`` has the rules this module models, as far as its roles show: x, o
+    and a random role whose two moves, (tiebreak x) and (tiebreak o), decide a clash
+    fairly (not the Very Biased variant, where x wins every clash)."""
+    names = [role.name for role in game.roles]
+    if names != ["x", "o", "random"]:
+        return False
+    moves = {str(m) for m in game.legal_moves(game.initial_state(), "random")}
+    return moves == {"(tiebreak x)", "(tiebreak o)"}
+
+
+@cache
+def shared_best_response() -> BestResponse:
+    """One :class:`BestResponse` per process, for every :class:`BestResponsePlayer`."""
+    return BestResponse()
+
+
 class BestResponsePlayer:
     """Plays the best response to the random player (:class:`BestResponse`) in Blind
     Tic-Tac-Toe, as x or as o: the most any player can score against random play.
 
     Args:
-        response: The solved best response, shared between players (the first moves
-            solve it, about 20 s; None: a new one).
+        response: The best response, shared between players (None: the one
+            :func:`shared_best_response` keeps for this process). It is solved at
+            ``start`` if it is not yet (about 20 s, 400 MB), so that moves are instant.
     """
 
     name = "best-response-to-random"
 
     def __init__(self, response: BestResponse | None = None) -> None:
-        self.response = response if response is not None else BestResponse()
+        self.response = response if response is not None else shared_best_response()
 
     def start(self, match: MatchInfo) -> None:
         self.game = match.game
         self.infoset = BestResponse.START
+        self.response.value()  # solves it, once
 
     def play(self, observation: Observation, deadline: float) -> Term:
         if observation.last_move is not None:

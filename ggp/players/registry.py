@@ -13,7 +13,7 @@ they can play it, so that a bad spec fails before any match starts.
 Example:
     >>> import numpy as np
     >>> player_names()
-    ('random', 'cfr', 'handcrafted', 'cfr+nn')
+    ('random', 'cfr', 'handcrafted', 'cfr+nn', 'best-response')
     >>> make_player("random", np.random.default_rng(0)).name
     'random'
     >>> parse_spec("cfr+nn:checkpoints/meier/best.pt")
@@ -35,7 +35,7 @@ from ggp.errors import GameError
 from ggp.game import Game
 from ggp.players.base import Player
 from ggp.players.cfr_player import CFRPlayer
-from ggp.players.handcrafted import HandcraftedPlayer, handcrafted_player
+from ggp.players.handcrafted import HandcraftedPlayer, handcrafted_kind, handcrafted_player
 from ggp.players.random_player import RandomPlayer
 
 __all__ = [
@@ -134,6 +134,34 @@ def _cfr_nn(request: PlayerRequest) -> Player:
     return player
 
 
+def _best_response(request: PlayerRequest) -> Player:
+    """``best-response[:random|handcrafted]``: the exact best response to that opponent,
+    where one is implemented (Meier: both; Blind Tic-Tac-Toe: random)."""
+    from ggp.players import blindtictactoe_values, meier_values
+
+    opponent = request.argument or "random"
+    if opponent not in ("random", "handcrafted"):
+        raise GameError(f"best-response answers random or handcrafted, not {opponent!r}")
+    if request.game is None:
+        raise GameError("best-response is made for one game: give the game before the match")
+    kind = handcrafted_kind(request.game)
+    if kind == "meier":
+        return meier_values.BestResponsePlayer(
+            "random" if opponent == "random" else "handcrafted", request.rng
+        )
+    if (
+        kind == "blindtictactoe"
+        and opponent == "random"
+        and blindtictactoe_values.models(request.game)
+    ):
+        return blindtictactoe_values.BestResponsePlayer()
+    raise GameError(
+        f"no exact best response to the {opponent} player in {request.game.description.path} "
+        "(there are: Meier, to random and handcrafted; Blind Tic-Tac-Toe with a fair "
+        "tiebreak, to random)"
+    )
+
+
 #: Every player a command line can name, in the order help texts list them.
 PLAYER_SPECS: tuple[PlayerSpec, ...] = (
     PlayerSpec("random", "uniformly random legal moves", lambda r: RandomPlayer(r.rng)),
@@ -152,6 +180,13 @@ PLAYER_SPECS: tuple[PlayerSpec, ...] = (
         "CFR with a trained network (cfr+nn:PATH; default checkpoints/GAME/latest.pt; "
         "options ,mix=M,model=W), about 1 s per move",
         _cfr_nn,
+        takes_argument=True,
+    ),
+    PlayerSpec(
+        "best-response",
+        "the exact best response to an opponent (best-response:random or :handcrafted; "
+        "Meier, and Blind Tic-Tac-Toe vs random): the ceiling of a table's column",
+        _best_response,
         takes_argument=True,
     ),
 )

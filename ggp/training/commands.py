@@ -240,7 +240,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         description="Play a player against opponents, role by role, in parallel, and "
         "print the table the published paper printed: score out of 100 (win 1, draw "
         "0.5) with its 95% interval. Players: random, cfr, handcrafted (Meier and Blind "
-        "Tic-Tac-Toe), cfr+nn[:CHECKPOINT][,mix=M][,model=W] (default checkpoints/GAME/latest.pt; "
+        "Tic-Tac-Toe), best-response[:random|handcrafted] (the exact best response: the "
+        "ceiling of a column), cfr+nn[:CHECKPOINT][,mix=M][,model=W] (default "
+        "checkpoints/GAME/latest.pt; "
         "mix: uniform weight in the opponent model, default 0.8; model: restricted Nash "
         "response weight, default 0.5).",
     )

@@ -207,3 +207,25 @@ def test_no_handcrafted_player_for_other_games() -> None:
     lazy = make_player("handcrafted", np.random.default_rng(0))
     with pytest.raises(GameError, match="no handcrafted player"):
         lazy.start(MatchInfo("m", game, game.player_roles[0]))
+
+
+def test_best_response_specs() -> None:
+    from ggp.players import blindtictactoe_values, meier_values
+
+    rng = np.random.default_rng(0)
+    meier = Game.from_file(GAMES / "meier.gdl")
+    bttt = Game.from_file(GAMES / "blindtictactoe.gdl")
+    player = make_player("best-response:handcrafted", rng, meier)
+    assert isinstance(player, meier_values.BestResponsePlayer)
+    player = make_player("best-response", rng, bttt)
+    assert isinstance(player, blindtictactoe_values.BestResponsePlayer)
+    for spec, game, message in [
+        ("best-response:handcrafted", bttt, "no exact best response to the handcrafted player"),
+        ("best-response", Game.from_file(GAMES / "blindtictactoe_biased.gdl"), "fair"),
+        ("best-response", Game.from_file(GAMES / "montyhall.gdl"), "montyhall.gdl"),
+        ("best-response:cfr", meier, "not 'cfr'"),
+    ]:
+        with pytest.raises(GameError, match=message):
+            make_player(spec, rng, game)
+    with pytest.raises(GameError, match="made for one game"):
+        make_player("best-response", rng)
