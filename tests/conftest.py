@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
+
+from ggp.game import Game
+from ggp.match import run_match
+from ggp.players.base import Player
+from ggp.training.workers import match_score
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = ROOT / "games"
@@ -29,3 +36,24 @@ def corpus_files(*subdirs: str) -> list[Path]:
 
 def corpus_ids(files: list[Path]) -> list[str]:
     return [str(f.relative_to(SHARED)) for f in files]
+
+
+def mean_score(
+    game: Game,
+    role: str,
+    player: Callable[[int], Player],
+    opponent: Callable[[int], Player],
+    games: int,
+    match_seed: int,
+) -> float:
+    """The mean match score (win 1, draw 0.5) of ``player(i)`` as ``role`` against
+    ``opponent(i)`` (the other player role) over matches i = 0..games-1, the referee's
+    randomness seeded ``match_seed + i``."""
+    me = game.role(role)
+    (other,) = (r for r in game.player_roles if r != me)
+    total = 0.0
+    for i in range(games):
+        players = {me: player(i), other: opponent(i)}
+        record = run_match(game, players, np.random.default_rng(match_seed + i))
+        total += match_score(record.goals, game, me)
+    return total / games

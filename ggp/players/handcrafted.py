@@ -162,11 +162,15 @@ class MeierPlayer(_TrackingPlayer):
             return self._claim(claims, moves)
         by_name = {move.name: move for move in moves}
         if "you_bluff" in by_name and "ask_roll" in by_name and self.claims:
-            call = self.rng.random() < (self.claims[-1] + 1) / _CLAIMS
-            return by_name["you_bluff" if call else "ask_roll"]
+            return by_name["you_bluff" if self._calls() else "ask_roll"]
         return self._random(moves)
 
+    def _calls(self) -> bool:
+        """Whether to call ``you_bluff`` on the last claim (``self.claims[-1]``)."""
+        return bool(self.rng.random() < (self.claims[-1] + 1) / _CLAIMS)
+
     def _claim(self, claims: dict[int, Term], moves: tuple[Term, ...]) -> Term:
+        """The claim to make, from the legal ones (by rank)."""
         truth = _RANK_OF.get(self.dice) if self.dice is not None else None
         if truth is None or truth not in claims:
             return self._random(sorted(claims.values()))

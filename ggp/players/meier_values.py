@@ -37,8 +37,7 @@ from typing import Literal
 import numpy as np
 
 from ggp.gdl.terms import Term
-from ggp.players.base import Observation
-from ggp.players.handcrafted import MEIER_RANKS, MeierPlayer, meier_rank
+from ggp.players.handcrafted import MEIER_RANKS, MeierPlayer
 
 __all__ = [
     "Opponent",
@@ -211,18 +210,12 @@ class BestResponsePlayer(MeierPlayer):
         super().__init__(rng)
         self.response = BestResponse(opponent)
 
-    def play(self, observation: Observation, deadline: float) -> Term:
-        moves = self._legal(observation)
-        self._observe(observation.percepts)
-        if len(moves) == 1:
-            return moves[0]
-        claims = {rank: move for move in moves if (rank := meier_rank(move)) is not None}
-        if claims and self.dice is not None:
-            roll = MEIER_RANKS.index(self.dice)
-            return claims[self.response.claim(self.claims[-1] if self.claims else -1, roll)]
-        by_name = {move.name: move for move in moves}
-        if "you_bluff" in by_name and "ask_roll" in by_name and self.claims:
-            before = self.claims[-2] if len(self.claims) > 1 else -1
-            call = self.response.calls(before, self.claims[-1])
-            return by_name["you_bluff" if call else "ask_roll"]
-        return self._random(moves)
+    def _claim(self, claims: dict[int, Term], moves: tuple[Term, ...]) -> Term:
+        if self.dice is None:
+            return super()._claim(claims, moves)
+        last = self.claims[-1] if self.claims else -1
+        return claims[self.response.claim(last, MEIER_RANKS.index(self.dice))]
+
+    def _calls(self) -> bool:
+        before = self.claims[-2] if len(self.claims) > 1 else -1
+        return self.response.calls(before, self.claims[-1])

@@ -9,13 +9,11 @@ import pytest
 
 from ggp.game import Game
 from ggp.gdl.terms import Term
-from ggp.match import run_match
 from ggp.players.base import MatchInfo, Observation
 from ggp.players.blindtictactoe_values import BestResponse, BestResponsePlayer, policy_value
 from ggp.players.random_player import RandomPlayer
-from ggp.training.workers import match_score
 
-from conftest import GAMES
+from conftest import GAMES, mean_score
 
 #: Centre, corners, edges.
 ORDER = (4, 0, 8, 2, 6, 1, 3, 5, 7)
@@ -53,18 +51,19 @@ class FixedOrderPlayer:
 
 @pytest.mark.parametrize("role", ["x", "o"])
 def test_fixed_order_value_matches_simulation(role: str) -> None:
-    game = Game.from_file(GAMES / "blindtictactoe.gdl")
-    me, other = game.role(role), game.role("o" if role == "x" else "x")
     games = 1500
-    total = 0.0
-    for seed in range(games):
-        players = {me: FixedOrderPlayer(), other: RandomPlayer(np.random.default_rng(seed))}
-        record = run_match(game, players, np.random.default_rng(10_000 + seed))
-        total += match_score(record.goals, game, me)
+    score = mean_score(
+        Game.from_file(GAMES / "blindtictactoe.gdl"),
+        role,
+        lambda i: FixedOrderPlayer(),
+        lambda i: RandomPlayer(np.random.default_rng(i)),
+        games,
+        match_seed=10_000,
+    )
     exact = policy_value(fixed_order) / 100
     assert exact == pytest.approx(0.7340, abs=1e-4)
     sigma = math.sqrt(0.25 / games)  # the score's spread is at most 1/2 per game
-    assert abs(total / games - exact) < 4 * sigma
+    assert abs(score - exact) < 4 * sigma
 
 
 def test_values_agree_under_board_symmetry() -> None:
@@ -97,7 +96,7 @@ def test_best_response_value(response: BestResponse) -> None:
     best = response.value()
     assert best == pytest.approx(82.7216, abs=1e-4)
     assert best > policy_value(fixed_order) > policy_value(uniform_first)
-    # The best first move is the centre, and no other first move does as well.
+    # The best first move is the centre.
     tried, held, belief = BestResponse.START
     assert response.best_cell(tried, held, belief) == 4
 
@@ -105,19 +104,17 @@ def test_best_response_value(response: BestResponse) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("role", ["x", "o"])
 def test_best_response_player_scores_the_value(response: BestResponse, role: str) -> None:
-    game = Game.from_file(GAMES / "blindtictactoe.gdl")
-    me, other = game.role(role), game.role("o" if role == "x" else "x")
     games = 1500
-    total = 0.0
-    for seed in range(games):
-        players = {
-            me: BestResponsePlayer(response),
-            other: RandomPlayer(np.random.default_rng(seed)),
-        }
-        record = run_match(game, players, np.random.default_rng(10_000 + seed))
-        total += match_score(record.goals, game, me)
+    score = mean_score(
+        Game.from_file(GAMES / "blindtictactoe.gdl"),
+        role,
+        lambda i: BestResponsePlayer(response),
+        lambda i: RandomPlayer(np.random.default_rng(i)),
+        games,
+        match_seed=10_000,
+    )
     sigma = math.sqrt(0.25 / games)
-    assert abs(total / games - response.value() / 100) < 4 * sigma
+    assert abs(score - response.value() / 100) < 4 * sigma
 
 
 def test_information_set_after_a_step() -> None:

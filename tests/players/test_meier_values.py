@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from ggp.game import Game
-from ggp.match import run_match
 from ggp.players.handcrafted import MeierPlayer
 from ggp.players.meier_values import (
     BestResponse,
@@ -17,9 +16,8 @@ from ggp.players.meier_values import (
     random_values,
 )
 from ggp.players.random_player import RandomPlayer
-from ggp.training.workers import match_score
 
-from conftest import GAMES
+from conftest import GAMES, mean_score
 
 
 def test_values_against_random_match_reference() -> None:
@@ -45,20 +43,18 @@ def test_best_response_bounds_every_strategy() -> None:
 @pytest.mark.parametrize("role", ["p1", "p2"])
 def test_random_against_handcrafted_matches_simulation(role: str) -> None:
     # The recursion models the MeierPlayer of ggp.players.handcrafted: simulate it.
-    game = Game.from_file(GAMES / "meier.gdl")
-    me, other = game.role(role), game.role("p2" if role == "p1" else "p1")
     games = 1500
-    total = 0.0
-    for seed in range(games):
-        players = {
-            me: RandomPlayer(np.random.default_rng(seed)),
-            other: MeierPlayer(np.random.default_rng(10_000 + seed)),
-        }
-        record = run_match(game, players, np.random.default_rng(20_000 + seed))
-        total += match_score(record.goals, game, me)
+    score = mean_score(
+        Game.from_file(GAMES / "meier.gdl"),
+        role,
+        lambda i: RandomPlayer(np.random.default_rng(i)),
+        lambda i: MeierPlayer(np.random.default_rng(10_000 + i)),
+        games,
+        match_seed=20_000,
+    )
     exact = getattr(random_values("handcrafted"), "first" if role == "p1" else "second") / 100
     sigma = math.sqrt(exact * (1 - exact) / games)
-    assert abs(total / games - exact) < 4 * sigma
+    assert abs(score - exact) < 4 * sigma
 
 
 @pytest.mark.parametrize("opponent", ["random", "handcrafted"])
@@ -66,23 +62,20 @@ def test_random_against_handcrafted_matches_simulation(role: str) -> None:
 def test_best_response_player_scores_the_value(role: str, opponent: str) -> None:
     # The move-by-move best response, played through the engine, scores what the
     # recursion says the best response is worth: the ceilings are reached, not only bounds.
-    game = Game.from_file(GAMES / "meier.gdl")
-    me, other = game.role(role), game.role("p2" if role == "p1" else "p1")
     games = 1500
-    total = 0.0
-    for seed in range(games):
-        players = {
-            me: BestResponsePlayer(opponent),  # type: ignore[arg-type]
-            other: (RandomPlayer if opponent == "random" else MeierPlayer)(
-                np.random.default_rng(10_000 + seed)
-            ),
-        }
-        record = run_match(game, players, np.random.default_rng(20_000 + seed))
-        total += match_score(record.goals, game, me)
+    other = RandomPlayer if opponent == "random" else MeierPlayer
+    score = mean_score(
+        Game.from_file(GAMES / "meier.gdl"),
+        role,
+        lambda i: BestResponsePlayer(opponent),  # type: ignore[arg-type]
+        lambda i: other(np.random.default_rng(10_000 + i)),
+        games,
+        match_seed=20_000,
+    )
     values = best_response_values(opponent)  # type: ignore[arg-type]
     exact = (values.first if role == "p1" else values.second) / 100
     sigma = math.sqrt(exact * (1 - exact) / games)
-    assert abs(total / games - exact) < 4 * sigma
+    assert abs(score - exact) < 4 * sigma
 
 
 def test_best_response_decisions() -> None:
