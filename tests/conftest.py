@@ -57,3 +57,37 @@ def mean_score(
         record = run_match(game, players, np.random.default_rng(match_seed + i))
         total += match_score(record.goals, game, me)
     return total / games
+
+
+#: A game whose rules hide a role's legal moves from it (as Blind Breakthrough does):
+#: chance hides a coin showing 0, 1 or 2, then the player may always play ``safe`` (50)
+#: or ``wait`` (25), and may play ``bold`` (100) only when the coin shows 1 or 2, which
+#: it does not see; ``left`` (100) is legal on 0 only and ``right`` (100) on 1 or 2 only.
+#: The player sees ``started`` whatever the coin (a game without ``sees`` rules would
+#: show it the joint moves, as in GDL).
+HIDDEN_LEGAL_KIF = """
+(role player) (role random)
+(coin 0) (coin 1) (coin 2)
+(init (step 0))
+(<= (legal random (hide ?c)) (true (step 0)) (coin ?c))
+(<= (legal random noop) (true (step 1)))
+(<= (legal player noop) (true (step 0)))
+(<= (legal player safe) (true (step 1)))
+(<= (legal player wait) (true (step 1)))
+(<= (legal player bold) (true (step 1)) (true (hidden ?c)) (distinct ?c 0))
+(<= (legal player left) (true (step 1)) (true (hidden 0)))
+(<= (legal player right) (true (step 1)) (true (hidden ?c)) (distinct ?c 0))
+(<= (next (hidden ?c)) (does random (hide ?c)))
+(<= (next (hidden ?c)) (true (hidden ?c)))
+(<= (next (step 1)) (true (step 0)))
+(<= (next (step 2)) (true (step 1)))
+(<= (next (chose ?m)) (does player ?m))
+(<= (sees player started) (true (step 0)))
+(<= terminal (true (step 2)))
+(<= (goal player 50) (true (chose safe)))
+(<= (goal player 25) (true (chose wait)))
+(<= (goal player 100) (true (chose bold)))
+(<= (goal player 100) (true (chose left)))
+(<= (goal player 100) (true (chose right)))
+(<= (goal random 0) (true (step 2)))
+"""

@@ -18,7 +18,7 @@ information-set actions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,6 +26,7 @@ import numpy.typing as npt
 
 from ggp.errors import GameError
 from ggp.game import Game
+from ggp.gdl.terms import Const, Term
 from ggp.nn.net_evaluator import NetEvaluator
 from ggp.search.cfr import CFRSolver
 from ggp.search.evaluator import Evaluator
@@ -149,11 +150,14 @@ def solve_subgame(
     roots: Sequence[tuple[SampledHistory, float]],
     evaluator: NetEvaluator | Evaluator,
     settings: SubgameSettings,
+    *,
+    root_moves: Mapping[Const | str, Sequence[Term]] | None = None,
 ) -> tuple[GameTree, CFRSolver]:
     """Build the deepest tree within the budget from ``roots`` and solve it.
 
     Trees are deepened one step at a time; a deeper tree is skipped when the previous
-    growth rate says it would exceed ``max_nodes``.
+    growth rate says it would exceed ``max_nodes``. ``root_moves`` goes to
+    :func:`~ggp.search.tree.build_tree`.
 
     Raises:
         GameError: Not even a depth-1 tree fits in ``max_nodes``.
@@ -174,6 +178,7 @@ def solve_subgame(
                 evaluator=evaluator,
                 max_nodes=settings.max_nodes if tree is not None else 50 * settings.max_nodes,
                 observations=observations,
+                root_moves=root_moves,
             )
         except GameError:
             if tree is None:

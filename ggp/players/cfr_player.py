@@ -25,7 +25,13 @@ from ggp.players.random_player import HistoryTracker
 from ggp.search.cfr import Algorithm, CFRSolver, FloatArray
 from ggp.search.evaluator import Evaluator, RolloutEvaluator
 from ggp.search.sampler import HistorySampler, PosteriorSampler, SampledHistory, live_roots
-from ggp.search.tree import GameTree, ObservationIndex, OutOfTime, build_tree
+from ggp.search.tree import (
+    GameTree,
+    ObservationIndex,
+    OutOfTime,
+    build_tree,
+    choosable_moves,
+)
 
 __all__ = ["CFRPlayer", "CFRSettings", "SearchResult"]
 
@@ -71,7 +77,7 @@ class SearchResult:
     """What one move's search found.
 
     Attributes:
-        moves: ``[M]`` the player's legal moves.
+        moves: ``[M]`` the player's moves (those legal in every sampled history).
         policy: ``[M]`` probabilities of playing each.
         depth: Depth of the deepest tree solved.
         iterations: CFR iterations on that tree.
@@ -137,18 +143,21 @@ class CFRPlayer:
         if tracker is None:
             raise GameError("play() before start()")
         tracker.observe(observation)
-        moves = tracker.legal_moves()
-        if not moves:
-            raise GameError(f"no legal move for {tracker.history.role}")
+        settings = self.settings
+        stop_at = min(deadline - settings.margin_s, started + settings.max_time_s)
+        # Usually one cheap step; at most half the budget when the tracker has to look
+        # for a consistent history afresh (then its moves may be a guess).
+        moves = tracker.legal_moves(started + (stop_at - started) / 2)
         fallback = moves[int(self.rng.integers(len(moves)))]
         if len(moves) == 1:
             return moves[0]
-        settings = self.settings
-        stop_at = min(deadline - settings.margin_s, started + settings.max_time_s)
         try:
             result = self.search(stop_at, started + settings.min_time_s)
         except GameError as e:  # e.g. no consistent history found in time
             logger.warning("search failed (%s); playing a random legal move", e)
+            return fallback
+        except OutOfTime as e:  # the sampler goes on from there at the next move
+            logger.info("no history sampled in time (%s); playing a random legal move", e)
             return fallback
         if result is None:
             return fallback
@@ -157,18 +166,26 @@ class CFRPlayer:
         probabilities /= probabilities.sum()
         return result.moves[int(self.rng.choice(len(result.moves), p=probabilities))]
 
-    def _roots(self) -> list[tuple[SampledHistory, float]]:
+    def _roots(self, stop_at: float) -> list[tuple[SampledHistory, float]]:
+        """Histories for the search's roots, drawn before ``stop_at`` (else OutOfTime)."""
         tracker = self._tracker
         assert tracker is not None
         if self._sampler is None:
             self._sampler = PosteriorSampler(tracker.game)
         # A role asked to move knows the game goes on: drop histories that have ended.
         roots = live_roots(
-            tracker.game, self._sampler, tracker.history, self.settings.samples, self.rng
+            tracker.game,
+            self._sampler,
+            tracker.history,
+            self.settings.samples,
+            self.rng,
+            deadline=stop_at,
         )
         if roots:
             return roots
-        return self._sampler.sample_many(tracker.history, self.settings.samples, self.rng)
+        return self._sampler.sample_many(
+            tracker.history, self.settings.samples, self.rng, deadline=stop_at
+        )
 
     def _make_solver(self, tree: GameTree) -> CFRSolver:
         """The solver for one tree (a subclass may warm-start it, e.g. from a network)."""
@@ -187,14 +204,22 @@ class CFRPlayer:
         return model
 
     def search(self, stop_at: float, min_until: float) -> SearchResult | None:
-        """Iterative deepening until ``stop_at``; None if no tree was solved in time."""
+        """Iterative deepening until ``stop_at``; None if no tree was solved in time.
+
+        Raises:
+            OutOfTime: The roots were not sampled by ``stop_at``.
+            GameError: No history explains the observations.
+        """
         tracker = self._tracker
         assert tracker is not None
         settings = self.settings
         game = tracker.game
         role = tracker.history.role
         started = time.monotonic()
-        roots = self._roots()
+        roots, choosable = choosable_moves(game, self._roots(stop_at), role)
+        tracker.adopt(roots[0][0])  # keeps the tracker's history consistent cheaply
+        if len(choosable) == 1:  # one move is legal at every root
+            return SearchResult(choosable, (1.0,), 0, 0, 0, True, time.monotonic() - started)
         observations = ObservationIndex()
         best: SearchResult | None = None
         deepest: tuple[GameTree, CFRSolver, int] | None = None  # tree, solver, root infoset
@@ -217,6 +242,7 @@ class CFRPlayer:
                     max_nodes=settings.max_nodes,
                     observations=observations,
                     deadline=stop_at,
+                    root_moves={role: choosable},
                 )
             except (GameError, OutOfTime) as e:
                 logger.info("depth %d not searched: %s", depth, e)

@@ -115,10 +115,7 @@ class _TrackingPlayer:
         if tracker is None:
             raise GameError("play() before start()")
         tracker.observe(observation)
-        moves = tracker.legal_moves()
-        if not moves:
-            raise GameError(f"no legal move for {tracker.history.role}")
-        return moves
+        return tracker.legal_moves()
 
     def _random(self, moves: tuple[Term, ...] | list[Term]) -> Term:
         return moves[int(self.rng.integers(len(moves)))]

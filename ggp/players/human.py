@@ -228,7 +228,7 @@ class HumanPlayer:
         if not self.show_board:
             return
         game = self._tracker.game
-        board = format_board(game.state_facts(self._tracker.sample.state), self._extent)
+        board = format_board(game.state_facts(self._tracker.current().state), self._extent)
         if board is not None:
             self._write(board)
 
@@ -317,8 +317,6 @@ class HumanPlayer:
         if observation.last_move is not None:
             self._show_step(len(tracker.history) - 1)
         moves = tracker.legal_moves()
-        if not moves:
-            raise GameError(f"no legal move for {tracker.history.role}")
         if len(moves) == 1:
             self._write(f"Turn {observation.turn + 1}: your only move is {moves[0]}.")
             return moves[0]

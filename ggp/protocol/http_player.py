@@ -549,7 +549,7 @@ class _Session:
                 tracker = self.tracker
                 assert tracker is not None
                 tracker.observe(obs)
-                return tracker.legal_moves()
+                return tracker.legal_moves(player_deadline)
 
             asked = self.player_worker.submit(ask_player)
             legal_future = self.fallback_worker.submit(legal_moves)
@@ -645,7 +645,7 @@ class _Session:
                 tracker = self.tracker
                 assert tracker is not None
                 tracker.observe(observation)
-                state = tracker.sample.state
+                state = tracker.current().state
                 if tracker.game.moves_public and tracker.game.is_terminal(state):
                     return tracker.game.goals(state)
                 return None

@@ -70,6 +70,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
@@ -85,6 +86,7 @@ from ggp.reasoning.state_machine import JointMove, State
 from ggp.search.history import ObservationHistory
 
 __all__ = [
+    "OutOfTime",
     "live_roots",
     "SampledHistory",
     "consistent_joint_moves",
@@ -111,6 +113,19 @@ SamplerMode = Literal["rejection", "backtracking", "biased", "posterior"]
 
 #: Entries of the per-sampler cache of policy-model answers.
 DEFAULT_POLICY_CACHE_SIZE = 100_000
+
+#: Work items (states, attempts, particles) between two looks at the clock.
+_CLOCK_EVERY = 32
+
+
+class OutOfTime(Exception):
+    """A search step (sampling histories, building a tree) was stopped at its deadline."""
+
+
+def _check_clock(deadline: float | None, what: str) -> None:
+    """Raise :class:`OutOfTime` if ``deadline`` (a ``time.monotonic()`` value) has passed."""
+    if deadline is not None and time.monotonic() > deadline:
+        raise OutOfTime(what)
 
 
 @dataclass(frozen=True)
@@ -336,19 +351,36 @@ class HistorySampler(Protocol):
 
     game: Game
 
-    def sample(self, history: ObservationHistory, rng: np.random.Generator) -> SampledHistory:
+    def sample(
+        self,
+        history: ObservationHistory,
+        rng: np.random.Generator,
+        *,
+        deadline: float | None = None,
+    ) -> SampledHistory:
         """One full history consistent with ``history``.
 
         Raises:
             GameError: No consistent history exists or none was found within the
                 sampler's limits.
+            OutOfTime: ``deadline`` (a ``time.monotonic()`` value) passed first.
         """
         ...
 
     def sample_many(
-        self, history: ObservationHistory, n: int, rng: np.random.Generator
+        self,
+        history: ObservationHistory,
+        n: int,
+        rng: np.random.Generator,
+        *,
+        deadline: float | None = None,
     ) -> list[tuple[SampledHistory, float]]:
-        """``n`` histories with weights summing to 1, ready for ``build_tree(roots=...)``."""
+        """``n`` histories with weights summing to 1, ready for ``build_tree(roots=...)``.
+
+        Raises:
+            GameError: As :meth:`sample`.
+            OutOfTime: ``deadline`` passed first.
+        """
         ...
 
 
@@ -423,14 +455,23 @@ class RejectionSampler:
             joints.append(moves)
         return SampledHistory(tuple(states), tuple(joints))
 
-    def sample(self, history: ObservationHistory, rng: np.random.Generator) -> SampledHistory:
+    def sample(
+        self,
+        history: ObservationHistory,
+        rng: np.random.Generator,
+        *,
+        deadline: float | None = None,
+    ) -> SampledHistory:
         """One history drawn from the posterior, by rejection.
 
         Raises:
             GameError: No attempt of ``max_attempts`` succeeded.
+            OutOfTime: ``deadline`` passed first.
         """
         me = self.game.role_index(history.role)
         for attempt in range(self.max_attempts):
+            if attempt % _CLOCK_EVERY == 0:
+                _check_clock(deadline, f"rejection sampling stopped after {attempt} attempts")
             found = self._attempt(history, me, rng)
             if found is not None:
                 if attempt >= 1000:
@@ -444,11 +485,16 @@ class RejectionSampler:
         )
 
     def sample_many(
-        self, history: ObservationHistory, n: int, rng: np.random.Generator
+        self,
+        history: ObservationHistory,
+        n: int,
+        rng: np.random.Generator,
+        *,
+        deadline: float | None = None,
     ) -> list[tuple[SampledHistory, float]]:
         """``n`` independent draws, each of weight ``1/n``."""
         _check_count(n)
-        return [(self.sample(history, rng), 1.0 / n) for _ in range(n)]
+        return [(self.sample(history, rng, deadline=deadline), 1.0 / n) for _ in range(n)]
 
 
 # --------------------------------------------------------------------------- backtracking
@@ -481,12 +527,19 @@ class BacktrackingSampler:
         order = rng.permutation(len(candidates))
         return [candidates[i] for i in order]
 
-    def sample(self, history: ObservationHistory, rng: np.random.Generator) -> SampledHistory:
+    def sample(
+        self,
+        history: ObservationHistory,
+        rng: np.random.Generator,
+        *,
+        deadline: float | None = None,
+    ) -> SampledHistory:
         """One history consistent with ``history``, found by randomised backtracking.
 
         Raises:
             GameError: No consistent history exists (the observations contradict the rules),
                 or none was found within ``max_nodes`` expansions.
+            OutOfTime: ``deadline`` passed first.
         """
         game = self.game
         me = game.role_index(history.role)
@@ -505,6 +558,8 @@ class BacktrackingSampler:
             if len(frames) == depth:  # first visit of this node
                 state = states[-1]
                 expanded += 1
+                if (expanded - 1) % _CLOCK_EVERY == 0:
+                    _check_clock(deadline, f"backtracking stopped after {expanded} states")
                 if expanded > self.max_nodes:
                     raise GameError(
                         f"no history consistent with {steps} observations of "
@@ -536,11 +591,16 @@ class BacktrackingSampler:
             states.pop()
 
     def sample_many(
-        self, history: ObservationHistory, n: int, rng: np.random.Generator
+        self,
+        history: ObservationHistory,
+        n: int,
+        rng: np.random.Generator,
+        *,
+        deadline: float | None = None,
     ) -> list[tuple[SampledHistory, float]]:
         """``n`` independent searches, each result of weight ``1/n``."""
         _check_count(n)
-        return [(self.sample(history, rng), 1.0 / n) for _ in range(n)]
+        return [(self.sample(history, rng, deadline=deadline), 1.0 / n) for _ in range(n)]
 
 
 class BiasedBacktrackingSampler(BacktrackingSampler):
@@ -625,8 +685,9 @@ class _Particles:
     """Weighted histories standing in for the filter from step ``start`` on."""
 
     start: int
-    histories: list[SampledHistory]  # [P]
+    histories: list[SampledHistory]  # [P] (those of weight 0 may be shorter)
     weights: FloatArray  # [P] sums to 1
+    steps: int  # the steps of the observation history the particles explain
 
 
 def _common_prefix(a: ObservationHistory, b: ObservationHistory) -> int:
@@ -658,10 +719,14 @@ class PosteriorSampler:
     optimal proposal (each particle's next joint move is drawn among the consistent ones
     in proportion to its probability, and the particle is weighted by their total;
     systematic resampling when the effective sample size falls below half). Samples are
-    then drawn from the weighted particles, and :attr:`Belief.exact` is False.
+    then drawn from the weighted particles, and :attr:`Belief.exact` is False. If every
+    particle dies (none explains the next observation), new ones are drawn by
+    backtracking, which finds consistent histories whenever they exist.
 
     The filter for the last history is kept: a history that extends it is filtered one
-    step further, not from the start.
+    step further, not from the start. A call given a ``deadline`` raises
+    :class:`OutOfTime` when it passes, keeping every step filtered so far, so the next
+    call goes on from there.
 
     Args:
         game: The rules.
@@ -690,6 +755,7 @@ class PosteriorSampler:
         self._history: ObservationHistory | None = None
         self._layers: list[_Layer] = []
         self._particles: _Particles | None = None
+        self._backtracking: BacktrackingSampler | None = None  # see _redraw
 
     def __repr__(self) -> str:
         return (
@@ -699,18 +765,26 @@ class PosteriorSampler:
 
     # ------------------------------------------------------------------ public
 
-    def belief(self, history: ObservationHistory, rng: np.random.Generator) -> Belief:
+    def belief(
+        self,
+        history: ObservationHistory,
+        rng: np.random.Generator,
+        *,
+        deadline: float | None = None,
+    ) -> Belief:
         """The posterior over the current state.
 
         Args:
             history: The observations.
             rng: Used only by the particle fallback.
+            deadline: A ``time.monotonic()`` value: stop with :class:`OutOfTime` after it.
 
         Raises:
             GameError: No history with positive probability under the model explains
                 the observations.
+            OutOfTime: ``deadline`` passed before the filter reached the last step.
         """
-        self._update(history, rng)
+        self._update(history, rng, deadline)
         if self._particles is None:
             layer = self._layers[-1]
             return Belief(tuple(layer.states), layer.weights.copy(), True)
@@ -722,22 +796,34 @@ class PosteriorSampler:
         probabilities = np.array(list(totals.values()), dtype=np.float64)
         return Belief(tuple(totals), probabilities / probabilities.sum(), False)
 
-    def sample(self, history: ObservationHistory, rng: np.random.Generator) -> SampledHistory:
+    def sample(
+        self,
+        history: ObservationHistory,
+        rng: np.random.Generator,
+        *,
+        deadline: float | None = None,
+    ) -> SampledHistory:
         """One history drawn from the posterior.
 
         Raises:
             GameError: No history with positive probability under the model explains
                 the observations.
+            OutOfTime: ``deadline`` passed before the filter reached the last step.
         """
-        self._update(history, rng)
+        self._update(history, rng, deadline)
         return self._draw(rng)
 
     def sample_many(
-        self, history: ObservationHistory, n: int, rng: np.random.Generator
+        self,
+        history: ObservationHistory,
+        n: int,
+        rng: np.random.Generator,
+        *,
+        deadline: float | None = None,
     ) -> list[tuple[SampledHistory, float]]:
         """``n`` independent draws from the posterior, each of weight ``1/n``."""
         _check_count(n)
-        self._update(history, rng)
+        self._update(history, rng, deadline)
         return [(self._draw(rng), 1.0 / n) for _ in range(n)]
 
     # ------------------------------------------------------------------ filtering
@@ -746,25 +832,32 @@ class PosteriorSampler:
         one = np.ones(1, dtype=np.float64)
         return _Layer([self.game.initial_state()], one, [], one.copy())
 
-    def _update(self, history: ObservationHistory, rng: np.random.Generator) -> None:
+    def _update(
+        self, history: ObservationHistory, rng: np.random.Generator, deadline: float | None
+    ) -> None:
         me = self.game.role_index(history.role)
         cached = self._history
-        self._history = None  # until the filter is complete again
         if cached is None or cached.role != history.role or not self._layers:
             self._layers = [self._initial_layer()]
             self._particles = None
             done = 0
         else:
+            # The filter covers the first ``done`` steps of ``cached``: the exact layers,
+            # then the particles if the filter fell back to them.
             common = _common_prefix(cached, history)
-            if self._particles is not None and common == len(cached):
-                done = len(cached)
+            particles = self._particles
+            if particles is not None and common >= particles.steps:
+                done = particles.steps
             else:
                 self._particles = None
                 done = min(common, len(self._layers) - 1)
                 del self._layers[done + 1 :]
+        # From here on the layers and particles are the filter of a prefix of ``history``
+        # (one step longer after each step, so an OutOfTime keeps the steps done).
+        self._history = history
         for step in range(done, len(history)):
             if self._particles is None:
-                layer = self._forward(self._layers[-1], history, step, me)
+                layer = self._forward(self._layers[-1], history, step, me, deadline)
                 if layer is not None:
                     self._layers.append(layer)
                     continue
@@ -777,11 +870,15 @@ class PosteriorSampler:
                     self.num_particles,
                 )
                 self._particles = self._to_particles(rng)
-            self._propagate(self._particles, history, step, me, rng)
-        self._history = history
+            self._propagate(self._particles, history, step, me, rng, deadline)
 
     def _forward(
-        self, layer: _Layer, history: ObservationHistory, step: int, me: int
+        self,
+        layer: _Layer,
+        history: ObservationHistory,
+        step: int,
+        me: int,
+        deadline: float | None,
     ) -> _Layer | None:
         """The next layer, or None if it would hold more than ``max_states`` states."""
         game = self.game
@@ -791,6 +888,8 @@ class PosteriorSampler:
         joints: list[list[JointMove]] = []
         masses: list[list[float]] = []
         for k, state in enumerate(layer.states):
+            if k % _CLOCK_EVERY == 0:
+                _check_clock(deadline, f"the exact filter stopped at step {step + 1}")
             if game.is_terminal(state):
                 continue
             candidates = consistent_joint_moves(game, state, history, step)
@@ -850,7 +949,7 @@ class PosteriorSampler:
             self._backward(_draw(last.cumulative, rng), rng) for _ in range(self.num_particles)
         ]
         weights = np.full(self.num_particles, 1.0 / self.num_particles, dtype=np.float64)
-        return _Particles(len(self._layers) - 1, histories, weights)
+        return _Particles(len(self._layers) - 1, histories, weights, len(self._layers) - 1)
 
     def _propagate(
         self,
@@ -859,7 +958,10 @@ class PosteriorSampler:
         step: int,
         me: int,
         rng: np.random.Generator,
+        deadline: float | None,
     ) -> None:
+        """Move every particle one step on (all or none: ``particles`` is replaced at the
+        end, so an :class:`OutOfTime` leaves it as it was)."""
         game = self.game
         options: dict[State, tuple[list[JointMove], FloatArray]] = {}
         histories: list[SampledHistory] = []
@@ -868,6 +970,8 @@ class PosteriorSampler:
             state = sampled.state
             found = options.get(state)
             if found is None:
+                if len(options) % _CLOCK_EVERY == 0:
+                    _check_clock(deadline, f"the particle filter stopped at step {step + 1}")
                 if game.is_terminal(state):
                     candidates: list[JointMove] = []
                 else:
@@ -890,12 +994,8 @@ class PosteriorSampler:
             )
         total_weight = float(weights.sum())
         if total_weight <= 0.0:
-            if not any(len(found[0]) for found in options.values()):
-                raise self._no_history(history, step)
-            raise GameError(
-                f"all {len(histories)} particles died at {_format_step(history, step)}: "
-                "raise num_particles or max_states"
-            )
+            histories, weights = self._redraw(history.prefix(step + 1), rng, deadline)
+            total_weight = 1.0
         weights /= total_weight
         ess = 1.0 / float(np.sum(weights**2))
         if ess < len(weights) / 2:
@@ -905,6 +1005,34 @@ class PosteriorSampler:
             weights = np.full(len(weights), 1.0 / len(weights), dtype=np.float64)
         particles.histories = histories
         particles.weights = weights
+        particles.steps = step + 1
+
+    def _redraw(
+        self, history: ObservationHistory, rng: np.random.Generator, deadline: float | None
+    ) -> tuple[list[SampledHistory], FloatArray]:
+        """New particles when every particle has died: histories drawn by backtracking,
+        which finds one whenever one exists (consistent, though not weighted by the
+        posterior; the filter reweights them from the next step on).
+
+        Raises:
+            GameError: No history explains ``history`` (it contradicts the rules).
+        """
+        logger.info(
+            "every particle died at step %d of %s's observations: redrawing %d by backtracking",
+            len(history),
+            history.role,
+            self.num_particles,
+        )
+        if self._backtracking is None:
+            self._backtracking = BacktrackingSampler(self.game)
+        try:
+            drawn = self._backtracking.sample_many(
+                history, self.num_particles, rng, deadline=deadline
+            )
+        except GameError as e:
+            raise self._no_history(history, len(history) - 1) from e
+        weights = np.full(len(drawn), 1.0 / len(drawn), dtype=np.float64)
+        return [h for h, _ in drawn], weights
 
     def _draw(self, rng: np.random.Generator) -> SampledHistory:
         particles = self._particles
@@ -952,6 +1080,8 @@ def live_roots(
     samples: int,
     rng: np.random.Generator,
     attempts: int = 3,
+    *,
+    deadline: float | None = None,
 ) -> list[tuple[SampledHistory, float]]:
     """``samples`` histories consistent with ``history`` whose state is not terminal.
 
@@ -959,11 +1089,12 @@ def live_roots(
     into account (in Blind Tic-Tac-Toe the opponent may have completed a line unseen):
     histories ending in a terminal state are dropped (rejection, so the rest still
     follows the posterior) and more are drawn, up to ``attempts`` rounds. Weights are
-    renormalised; an empty list means that every draw had ended.
+    renormalised; an empty list means that every draw had ended. ``deadline`` is passed
+    to the sampler (:class:`OutOfTime` when it passes).
     """
     kept: list[SampledHistory] = []
     for _ in range(attempts):
-        drawn = sampler.sample_many(history, samples, rng)
+        drawn = sampler.sample_many(history, samples, rng, deadline=deadline)
         kept.extend(h for h, _ in drawn if not game.is_terminal(h.state))
         if len(kept) >= samples:
             break

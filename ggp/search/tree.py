@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,17 +30,23 @@ from ggp.game import Game
 from ggp.gdl.terms import Const, Term
 from ggp.reasoning.state_machine import JointMove, State
 from ggp.search.evaluator import Evaluator
-from ggp.search.sampler import SampledHistory
+from ggp.search.sampler import OutOfTime, SampledHistory
 
-__all__ = ["GameTree", "ObservationIndex", "build_tree", "InfosetKey", "OutOfTime"]
-
-
-class OutOfTime(Exception):
-    """Building a tree was stopped at its deadline."""
+__all__ = [
+    "GameTree",
+    "ObservationIndex",
+    "build_tree",
+    "choosable_moves",
+    "InfosetKey",
+    "OutOfTime",
+]
 
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
+
+#: Leaves sent to the evaluator at once (the deadline is checked between batches).
+_EVALUATE_BATCH = 1024
 
 #: (role index, observation-history id, legal moves)
 InfosetKey = tuple[int, int, tuple[Term, ...]]
@@ -143,6 +149,44 @@ class GameTree:
         return infosets.pop()
 
 
+def choosable_moves(
+    game: Game, roots: Sequence[tuple[SampledHistory, float]], role: Const | str
+) -> tuple[list[tuple[SampledHistory, float]], tuple[Term, ...]]:
+    """The moves ``role`` can choose among at ``roots``, and the roots to search.
+
+    GDL-II does not promise that a role knows its legal moves. In Blind Breakthrough a
+    pawn may step forward only onto an empty cell, and its owner does not see every
+    piece, so the role's legal moves differ between the histories it cannot tell apart,
+    which would split its information set at the root. A move is safe when it is legal
+    at every root (every sampled one: the roots should be many enough to include the
+    unlikely histories): those are returned, with every root. If no move is legal at every
+    root, the roots of the most probable set of legal moves are kept, with that set
+    (their weights renormalised). In a well-formed game this returns ``roots`` and the
+    role's legal moves unchanged. Pass the moves on as ``build_tree(root_moves=...)``.
+
+    Raises:
+        GameError: ``roots`` is empty, or ``role`` has no legal move at some root.
+    """
+    if not roots:
+        raise GameError("no roots to choose moves at")
+    groups: dict[tuple[Term, ...], float] = {}
+    for history, weight in roots:
+        moves = game.legal_moves(history.state, role)
+        if not moves:
+            raise GameError(f"{role} has no legal move at a root")
+        groups[moves] = groups.get(moves, 0.0) + weight
+    if len(groups) == 1:
+        return list(roots), next(iter(groups))
+    common = set.intersection(*(set(moves) for moves in groups))
+    if common:
+        first = next(iter(groups))
+        return list(roots), tuple(m for m in first if m in common)
+    likely = max(groups, key=lambda moves: groups[moves])
+    kept = [(h, w) for h, w in roots if game.legal_moves(h.state, role) == likely]
+    total = sum(w for _, w in kept)
+    return [(h, w / total) for h, w in kept], likely
+
+
 def build_tree(
     game: Game,
     roots: Sequence[tuple[SampledHistory, float]] | None = None,
@@ -152,6 +196,7 @@ def build_tree(
     max_nodes: int = 2_000_000,
     observations: ObservationIndex | None = None,
     deadline: float | None = None,
+    root_moves: Mapping[Const | str, Sequence[Term]] | None = None,
 ) -> GameTree:
     """Expand the game from weighted roots, breadth first, to ``depth`` steps.
 
@@ -163,12 +208,18 @@ def build_tree(
         max_nodes: Refuse (GameError) to build a larger tree.
         observations: Observation-id table to share between trees (a fresh one if None).
         deadline: A ``time.monotonic()`` value: stop with :class:`OutOfTime` after it.
+        root_moves: For some roles, the moves they may choose at the roots (the others
+            are left out there); see :func:`choosable_moves`.
 
     Raises:
-        GameError: The tree would exceed ``max_nodes``, or a non-terminal leaf needs an
-            evaluator and none was given.
+        GameError: The tree would exceed ``max_nodes``, a non-terminal leaf needs an
+            evaluator and none was given, or a role has none of its ``root_moves``
+            legal at a root.
     """
     roles = len(game.roles)
+    allowed = {
+        game.role_index(role): frozenset(moves) for role, moves in (root_moves or {}).items()
+    }
     chance = game.role_index(game.random_role) if game.random_role is not None else -1
     obs_index = observations if observations is not None else ObservationIndex()
     if roots is None:
@@ -219,8 +270,8 @@ def build_tree(
     while frontier:
         start = len(edge_parent)
         next_frontier: list[int] = []
-        for count, node in enumerate(frontier):
-            if deadline is not None and count % 64 == 0 and time.monotonic() > deadline:
+        for node in frontier:
+            if deadline is not None and time.monotonic() > deadline:
                 raise OutOfTime(f"tree building stopped at depth {level}")
             state = node_state[node]
             if game.is_terminal(state):
@@ -233,6 +284,13 @@ def build_tree(
                 pending_leaves.append(node)
                 continue
             legal = [game.legal_moves(state, role) for role in game.roles]
+            if level == 0 and allowed:
+                for r, choosable in allowed.items():
+                    legal[r] = tuple(m for m in legal[r] if m in choosable)
+                    if not legal[r]:
+                        raise GameError(
+                            f"{game.roles[r]} has none of the moves it may choose at a root"
+                        )
             sa_base: list[int] = []
             for r, moves in enumerate(legal):
                 if not moves:
@@ -304,12 +362,14 @@ def build_tree(
             raise GameError(
                 "the tree has non-terminal leaves at the depth limit: give an evaluator"
             )
-        if deadline is not None and time.monotonic() > deadline:
-            raise OutOfTime("no time left to evaluate the leaves")
-        estimate = evaluator.evaluate(game, [node_state[n] for n in pending_leaves])
         where = {node: i for i, node in enumerate(leaves)}
-        for j, node in enumerate(pending_leaves):
-            values[where[node]] = estimate.values[j]
+        for start in range(0, len(pending_leaves), _EVALUATE_BATCH):
+            if deadline is not None and time.monotonic() > deadline:
+                raise OutOfTime(f"no time left to evaluate {len(pending_leaves)} leaves")
+            batch = pending_leaves[start : start + _EVALUATE_BATCH]
+            estimate = evaluator.evaluate(game, [node_state[n] for n in batch])
+            for j, node in enumerate(batch):
+                values[where[node]] = estimate.values[j]
 
     max_depth = max(node_depth) if node_depth else 0
     node_path = np.full((len(node_state), max(max_depth, 1)), num_edges, dtype=np.int64)

@@ -35,6 +35,7 @@ from ggp.reasoning.state_machine import JointMove, State
 from ggp.search.cfr import expected_values
 from ggp.search.history import ObservationHistory
 from ggp.search.sampler import PosteriorSampler, SampledHistory, live_roots
+from ggp.search.tree import choosable_moves
 from ggp.training.config import TrainConfig
 from ggp.training.replay import Positions
 
@@ -120,7 +121,13 @@ def play_selfplay_game(
             if not roots:  # no sampled history continues: play uniformly, learn nothing
                 joint.append(legal[int(rng.integers(len(legal)))])
                 continue
-            tree, solver = solve_subgame(game, roots, evaluator, settings)
+            roots, choosable = choosable_moves(game, roots, role)
+            if len(choosable) == 1:  # one safe move (the rules hide the legal moves)
+                joint.append(_as_played(choosable[0], legal, rng))
+                continue
+            tree, solver = solve_subgame(
+                game, roots, evaluator, settings, root_moves={role: choosable}
+            )
             infoset = tree.root_infoset(role)
             if infoset is None:
                 raise GameError(f"{role} has no information set at the root")
@@ -132,7 +139,9 @@ def play_selfplay_game(
             has_row[head] = True
             decisions += 1
             play = (1.0 - config.explore) * policy + config.explore / len(moves)
-            joint.append(moves[int(rng.choice(len(moves), p=play / play.sum()))])
+            joint.append(
+                _as_played(moves[int(rng.choice(len(moves), p=play / play.sum()))], legal, rng)
+            )
         if config.true_value_weight > 0:
             root = [(SampledHistory(tuple(true_states), tuple(true_joints)), 1.0)]
             tree, solver = solve_subgame(game, root, evaluator, settings)
@@ -165,3 +174,12 @@ def play_selfplay_game(
         value=value.astype(np.float32),
     )
     return GameResult(positions, goals, steps, decisions)
+
+
+def _as_played(move: Term, legal: tuple[Term, ...], rng: np.random.Generator) -> Term:
+    """``move`` if it is legal in the true state, else a random legal move (what a game
+    manager does with an illegal move; possible where the rules hide a role's legal
+    moves from it and the sampled histories all differ from the true one)."""
+    if move in legal:
+        return move
+    return legal[int(rng.integers(len(legal)))]

@@ -5,11 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from ggp.errors import GameError
 from ggp.game import Game
 from ggp.search.cfr import CFRSolver, expected_values, exploitability
-from ggp.search.tree import GameTree, build_tree
+from ggp.search.sampler import SampledHistory
+from ggp.search.tree import GameTree, build_tree, choosable_moves
 
-from conftest import GAMES
+from conftest import GAMES, HIDDEN_LEGAL_KIF
 
 KUHN_GOAL_PER_CHIP = 25.0  # games/kuhn_poker.gdl: goal = 50 + 25 * chips
 
@@ -181,3 +183,47 @@ def test_restrict_refuses_bad_arguments() -> None:
         solver.restrict([1], np.zeros(tree.num_actions + 5), 0.5)
     with pytest.raises(ValueError, match=r"weight must be in 0\.\.1"):
         solver.restrict([1], np.zeros(tree.num_actions), 1.5)
+
+
+# --------------------------------------------------------------------------- hidden legal moves
+
+
+def coin_roots(game: Game, coins: list[int]) -> list[tuple[SampledHistory, float]]:
+    """The player's histories after chance hid each of ``coins``, equally weighted."""
+    start = game.initial_state()
+    roots = []
+    for coin in coins:
+        joint = game.joint_move(["noop", f"(hide {coin})"])
+        roots.append((SampledHistory((start, game.next_state(start, joint)), (joint,)), 1.0))
+    return [(h, 1.0 / len(coins)) for h, _ in roots]
+
+
+def test_choosable_moves_are_those_legal_at_every_root() -> None:
+    game = Game.from_text(HIDDEN_LEGAL_KIF)
+    roots = coin_roots(game, [0, 1, 2])
+    # Without them the player's legal moves split its information set at the root.
+    with pytest.raises(GameError, match="player is in 2 information sets at the root"):
+        build_tree(game, roots).root_infoset("player")
+    kept, moves = choosable_moves(game, roots, "player")
+    assert kept == roots and list(map(str, moves)) == ["safe", "wait"]
+    tree = build_tree(game, kept, root_moves={"player": moves})
+    infoset = tree.root_infoset("player")
+    assert infoset is not None and tree.infoset_moves[infoset] == moves
+    solver = CFRSolver(tree)
+    solver.iterate(50)
+    assert solver.policy(infoset)[0] == pytest.approx(1.0, abs=0.01)  # safe (50) > wait (25)
+    # Where the moves agree, nothing changes.
+    kept, moves = choosable_moves(game, coin_roots(game, [1, 2]), "player")
+    assert list(map(str, moves)) == ["bold", "right", "safe", "wait"]
+
+
+def test_choosable_moves_without_a_common_move_keep_the_likeliest_roots() -> None:
+    text = HIDDEN_LEGAL_KIF.replace("(<= (legal player safe) (true (step 1)))", "")
+    game = Game.from_text(text.replace("(<= (legal player wait) (true (step 1)))", ""))
+    roots = coin_roots(game, [0, 1, 2])
+    kept, moves = choosable_moves(game, roots, "player")
+    assert list(map(str, moves)) == ["bold", "right"]  # legal on coins 1 and 2: 2/3
+    assert [h.state for h, _ in kept] == [h.state for h, _ in roots[1:]]
+    assert [w for _, w in kept] == pytest.approx([0.5, 0.5])
+    with pytest.raises(GameError, match="none of the moves it may choose"):
+        build_tree(game, roots, root_moves={"player": moves})

@@ -10,7 +10,9 @@ dice rolls and compared with the posterior sampler's belief (exactly) and its sa
 from __future__ import annotations
 
 import itertools
+import logging
 import math
+import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -23,17 +25,20 @@ from ggp.errors import GameError
 from ggp.game import Game
 from ggp.gdl.terms import Const, Term
 from ggp.reasoning.state_machine import State
+from ggp.search import sampler as sampler_module
 from ggp.search.history import ObservationHistory
 from ggp.search.sampler import (
     BacktrackingSampler,
     BiasedBacktrackingSampler,
     HistorySampler,
+    OutOfTime,
     PolicyModel,
     PosteriorSampler,
     RejectionSampler,
     SampledHistory,
     UniformPolicy,
     check_consistent,
+    live_roots,
     make_sampler,
 )
 from ggp.search.tree import build_tree
@@ -200,6 +205,20 @@ def test_particle_fallback_montyhall() -> None:
     for sampled, _ in drawn[:50]:
         check_consistent(game, history, sampled)
     assert car_fraction(game, drawn, 2) == pytest.approx(2 / 3, abs=0.03)
+
+
+def test_dead_particles_are_redrawn_by_backtracking(caplog: pytest.LogCaptureFixture) -> None:
+    # One particle: it hides the car behind door 3 a third of the time, then dies when
+    # the host opens door 3.
+    game = load("montyhall")
+    history = montyhall_history(game, 3)
+    with caplog.at_level(logging.INFO, logger="ggp.search.sampler"):
+        for seed in range(12):
+            sampler = PosteriorSampler(game, max_states=1, num_particles=1)
+            drawn = sampler.sample_many(history, 3, np.random.default_rng(seed))
+            for sampled, _ in drawn:
+                check_consistent(game, history, sampled)
+    assert "every particle died at step 2" in caplog.text
 
 
 def test_posterior_roots_build_a_tree() -> None:
@@ -388,6 +407,77 @@ def test_posterior_reuses_the_filter_of_a_prefix() -> None:
     ) == pytest.approx(
         dict(zip(again.states, again.probabilities.tolist(), strict=True)), abs=1e-12
     )
+
+
+# --------------------------------------------------------------------------- the clock
+
+
+class ExpiringClock:
+    """Stands in for the ``time`` module in the sampler: ``monotonic()`` reads 0.0 for
+    ``readings`` calls, then 2.0 (after a deadline of 1.0)."""
+
+    def __init__(self, readings: int) -> None:
+        self.readings = readings
+
+    def monotonic(self) -> float:
+        self.readings -= 1
+        return 0.0 if self.readings >= 0 else 2.0
+
+
+def same_belief(a: PosteriorSampler, b: PosteriorSampler, history: ObservationHistory) -> None:
+    rng = np.random.default_rng(0)
+    one, two = a.belief(history, rng), b.belief(history, rng)
+    assert dict(zip(one.states, one.probabilities.tolist(), strict=True)) == pytest.approx(
+        dict(zip(two.states, two.probabilities.tolist(), strict=True)), abs=1e-12
+    )
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_passed_deadline_stops_every_sampler(mode: str) -> None:
+    game = load("blindtictactoe")
+    history = random_history(game, "x", 3, 5)
+    sampler = make(mode, game)
+    with pytest.raises(OutOfTime):
+        sampler.sample_many(history, 4, np.random.default_rng(0), deadline=time.monotonic() - 1)
+    with pytest.raises(OutOfTime):
+        live_roots(game, sampler, history, 4, np.random.default_rng(0), deadline=0.0)
+    drawn = sampler.sample_many(history, 4, np.random.default_rng(0), deadline=None)
+    assert len(drawn) == 4
+
+
+def test_posterior_keeps_the_steps_filtered_before_its_deadline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    game = load("meier")
+    full = observe(game, "p2", MEIER_GAME)
+    sampler = PosteriorSampler(game, MeierModel())
+    monkeypatch.setattr(sampler_module, "time", ExpiringClock(3))
+    with pytest.raises(OutOfTime, match="exact filter stopped at step 4"):
+        sampler.belief(full, np.random.default_rng(0), deadline=1.0)
+    monkeypatch.undo()
+    assert len(sampler._layers) == 4  # the initial state and three steps, kept
+    same_belief(sampler, PosteriorSampler(game, MeierModel()), full)
+
+
+def test_particles_are_untouched_by_a_step_stopped_at_its_deadline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    game = load("meier")
+    full = observe(game, "p2", MEIER_GAME)
+    rng = np.random.default_rng(3)
+    sampler = PosteriorSampler(game, MeierModel(), max_states=2, num_particles=500)
+    sampler.belief(full.prefix(3), rng)  # particles from the second step on
+    particles = sampler._particles
+    assert particles is not None and particles.steps == 3
+    before = list(particles.histories)
+    monkeypatch.setattr(sampler_module, "_CLOCK_EVERY", 1)  # a look per distinct state
+    monkeypatch.setattr(sampler_module, "time", ExpiringClock(2))  # stops in mid-step
+    with pytest.raises(OutOfTime, match="particle filter stopped at step 4"):
+        sampler.belief(full, rng, deadline=1.0)
+    monkeypatch.undo()
+    assert sampler._particles is particles and particles.histories == before
+    for sampled, _ in sampler.sample_many(full, 50, rng):
+        check_consistent(game, full, sampled)
 
 
 # --------------------------------------------------------------------------- the published bias

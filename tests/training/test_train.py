@@ -29,7 +29,7 @@ from ggp.training.selfplay import play_selfplay_game
 from ggp.training.trainer import Trainer, TrainingError
 from ggp.training.workers import SelfPlayTask, WorkerPool, run_selfplay, weights_of
 
-from conftest import GAMES, ROOT
+from conftest import GAMES, HIDDEN_LEGAL_KIF, ROOT, SHARED, requires_shared
 
 MONTY = GAMES / "montyhall.gdl"
 SPR = GAMES / "scissors_paper_rock.gdl"
@@ -266,6 +266,34 @@ def test_eval_of_a_trained_checkpoint(tmp_path: Path, capsys: pytest.CaptureFixt
     # The same checkpoint for another game is refused before any match starts.
     assert main(["eval", str(SPR), "--player", f"cfr+nn:{folder / 'best.pt'}"]) == 1
     assert "was trained for" in capsys.readouterr().err
+
+
+def test_selfplay_where_the_rules_hide_legal_moves() -> None:
+    game = Game.from_text(HIDDEN_LEGAL_KIF)
+    encoding = GameEncoding(game)
+    net = PolicyValueNet(NetShape.for_encoding(encoding), torch.Generator().manual_seed(0))
+    evaluator = NetEvaluator(net, encoding)
+    rng = np.random.default_rng(0)
+    player = encoding.head_of(game.role_index("player"))
+    assert player is not None
+    columns = encoding.move_indices(player, (game.term("safe"), game.term("wait")))
+    config = TINY.replace(samples=50)  # 4 samples miss coin 0 with probability 0.2
+    for _ in range(5):
+        result = play_selfplay_game(game, evaluator, config, rng)
+        row = result.positions.policy[1]  # the player's decision, at the second step
+        assert result.positions.has_policy[1, player]
+        # The target covers only the moves legal whatever the hidden coin.
+        assert row[columns].sum() == pytest.approx(1.0)
+
+
+@requires_shared
+def test_training_on_blind_breakthrough(tmp_path: Path) -> None:
+    # Its rules hide whether a pawn may step forward (the cell ahead may hold an unseen
+    # pawn): the role's legal moves differ between the histories it cannot tell apart.
+    config = TINY.replace(games=2, eval_games=0, samples=4, iterations=4, max_nodes=300)
+    path = SHARED / "gdl" / "gdl2" / "blind_breakthrough_5x5.kif"
+    summary = Trainer(path, config, tmp_path / "run").run()
+    assert summary.games == 2 and summary.positions > 0
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in GAMES.glob("*.gdl")))
