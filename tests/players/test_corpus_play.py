@@ -1,9 +1,9 @@
 """The CFR player on the public GDL-II games it has never seen (../shared/gdl/gdl2).
 
 Each game is played twice, CFR players (short searches) in every role. They must never
-fail: no search error (before choosable moves, Blind Breakthrough split
-the player's root information set, because its rules hide whether a pawn may step
-forward), no exception, no reply the referee had to replace for an error.
+fail: no search error (Blind Breakthrough's rules hide whether a pawn may step forward,
+which split a player's root information set before ``choosable_moves``), no exception,
+no reply the referee had to replace for an error.
 """
 
 from __future__ import annotations
