@@ -152,6 +152,12 @@ class NetEvaluator:
         row: FloatArray = self.move_probabilities([state], role, legal_moves)[0]
         return row
 
+    def prepare(self, game: Game, states: Sequence[State], /) -> None:
+        """The :class:`~ggp.search.sampler.PreparedPolicyModel` seam: predict ``states``
+        in one batch into the cache, so that the calls about them that follow are cheap."""
+        if self._cache is not None:
+            self.predict(states)
+
     def __repr__(self) -> str:
         return f"<NetEvaluator {self.encoding.game.description.path} {self.net.shape}>"
 
@@ -176,6 +182,11 @@ class OpponentModel:
         net = self.evaluator(game, state, role, legal_moves)
         mixed: FloatArray = (1.0 - self.uniform_mix) * net + self.uniform_mix / len(legal_moves)
         return mixed
+
+    def prepare(self, game: Game, states: Sequence[State], /) -> None:
+        """See :meth:`NetEvaluator.prepare`."""
+        if self.uniform_mix < 1.0:
+            self.evaluator.prepare(game, states)
 
     def __repr__(self) -> str:
         return f"OpponentModel({self.evaluator!r}, uniform_mix={self.uniform_mix})"

@@ -92,6 +92,7 @@ __all__ = [
     "consistent_joint_moves",
     "check_consistent",
     "PolicyModel",
+    "PreparedPolicyModel",
     "UniformPolicy",
     "HistorySampler",
     "RejectionSampler",
@@ -116,6 +117,9 @@ DEFAULT_POLICY_CACHE_SIZE = 100_000
 
 #: Work items (states, attempts, particles) between two looks at the clock.
 _CLOCK_EVERY = 32
+
+#: States per batch handed to a :class:`PreparedPolicyModel`.
+_PREPARE_BATCH = 1024
 
 
 class OutOfTime(Exception):
@@ -238,6 +242,15 @@ class PolicyModel(Protocol):
     ) -> FloatArray: ...
 
 
+@runtime_checkable
+class PreparedPolicyModel(PolicyModel, Protocol):
+    """A policy model that answers faster when told the states it will be asked about
+    (a network evaluates them in one batch): the samplers call ``prepare`` with each
+    layer's (or the particles') distinct states before asking about them one by one."""
+
+    def prepare(self, game: Game, states: Sequence[State], /) -> None: ...
+
+
 class UniformPolicy:
     """Every legal move equally likely (the default model of the other roles).
 
@@ -284,6 +297,10 @@ class _PublishedBias:
         f = _weights(raw, game, role, legal_moves, "policy function")
         return f + 1.0 / len(legal_moves)
 
+    def prepare(self, game: Game, states: Sequence[State], /) -> None:
+        if isinstance(self.function, PreparedPolicyModel):
+            self.function.prepare(game, states)
+
 
 class _MoveProbabilities:
     """A policy model's normalised answers, checked and cached; chance is uniform."""
@@ -318,6 +335,19 @@ class _MoveProbabilities:
         if cache is not None:
             cache[key] = probs
         return probs
+
+    def prepare(self, states: Sequence[State], deadline: float | None) -> None:
+        """Tell a :class:`PreparedPolicyModel` which states come next (the uncached ones),
+        in batches of :data:`_PREPARE_BATCH` with a look at the clock before each."""
+        if not isinstance(self.model, PreparedPolicyModel):
+            return
+        cache = self._cache
+        if cache is not None:
+            asked = [r for r in range(len(self.game.roles)) if r != self.chance]
+            states = [s for s in states if any((s, r) not in cache for r in asked)]
+        for start in range(0, len(states), _PREPARE_BATCH):
+            _check_clock(deadline, "the policy model's batch was not started")
+            self.model.prepare(self.game, states[start : start + _PREPARE_BATCH])
 
     def joint(self, state: State, joints: Sequence[JointMove], me: int) -> FloatArray:
         """``[len(joints)]`` the probability of each joint move for every role but ``me``."""
@@ -887,6 +917,7 @@ class PosteriorSampler:
         parents: list[list[int]] = []
         joints: list[list[JointMove]] = []
         masses: list[list[float]] = []
+        self._probabilities.prepare([s for s in layer.states if not game.is_terminal(s)], deadline)
         for k, state in enumerate(layer.states):
             if k % _CLOCK_EVERY == 0:
                 _check_clock(deadline, f"the exact filter stopped at step {step + 1}")
@@ -966,6 +997,10 @@ class PosteriorSampler:
         options: dict[State, tuple[list[JointMove], FloatArray]] = {}
         histories: list[SampledHistory] = []
         weights = particles.weights.copy()
+        alive = dict.fromkeys(
+            h.state for h, w in zip(particles.histories, weights, strict=True) if w > 0
+        )
+        self._probabilities.prepare([s for s in alive if not game.is_terminal(s)], deadline)
         for p, sampled in enumerate(particles.histories):
             state = sampled.state
             found = options.get(state)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -11,6 +13,7 @@ import torch
 
 from ggp.errors import GameError
 from ggp.game import Game
+from ggp.gdl.terms import Term
 from ggp.match import run_match
 from ggp.nn.checkpoint import (
     Checkpoint,
@@ -27,7 +30,8 @@ from ggp.nn.player import NetCFRPlayer
 from ggp.players.cfr_player import CFRSettings
 from ggp.players.random_player import RandomPlayer
 from ggp.players.registry import make_player
-from ggp.search.cfr import CFRSolver
+from ggp.reasoning.state_machine import State
+from ggp.search.cfr import CFRSolver, FloatArray
 from ggp.search.history import ObservationHistory
 from ggp.search.sampler import PosteriorSampler, SampledHistory
 from ggp.search.tree import build_tree
@@ -152,6 +156,48 @@ def test_evaluator_plugs_into_build_tree_and_cfr() -> None:
     assert policy.sum() == pytest.approx(1.0)
     with pytest.raises(ValueError, match="not iterated"):
         warm_start(solver, prior, 1.0)
+
+
+def test_the_sampler_asks_the_network_in_batches() -> None:
+    # The posterior filter hands each layer's states to the opponent model at once: the
+    # network sees them in a few batches, and the beliefs are those of one-by-one calls.
+    game = load("blindtictactoe.gdl")
+    x = game.role("x")
+    state = game.initial_state()
+    history = ObservationHistory(x)
+    for joint in (
+        ["(mark 2 2)", "(mark 1 1)", "(tiebreak x)"],
+        ["(mark 1 3)", "(mark 3 3)", "(tiebreak o)"],
+    ):
+        moves = game.joint_move(joint)
+        history = history.extend(moves[game.role_index(x)], game.percepts(state, moves, x))
+        state = game.next_state(state, moves)
+    batched = OpponentModel(evaluator_for("blindtictactoe.gdl"), 0.5)
+    plain = OpponentModel(evaluator_for("blindtictactoe.gdl"), 0.5)
+
+    def one_by_one(
+        game: Game, state: State, role: int, legal_moves: tuple[Term, ...], /
+    ) -> FloatArray:
+        return plain(game, state, role, legal_moves)  # no prepare(): one call per state
+
+    beliefs = []
+    for model, evaluator in ((batched, batched.evaluator), (one_by_one, plain.evaluator)):
+        calls: list[int] = []
+        forward = evaluator._forward
+
+        def counted(states: Sequence[State], forward: Any = forward, calls: Any = calls) -> Any:
+            calls.append(len(states))
+            return forward(states)
+
+        evaluator._forward = counted  # type: ignore[method-assign]
+        belief = PosteriorSampler(game, model).belief(history, np.random.default_rng(0))
+        beliefs.append(dict(zip(belief.states, belief.probabilities.tolist(), strict=True)))
+        assert sum(calls) == evaluator.evaluations
+        if model is batched:
+            assert len(calls) <= len(history) and max(calls) > 1
+        else:
+            assert max(calls) == 1
+    assert beliefs[0] == pytest.approx(beliefs[1], abs=1e-6)
 
 
 def test_solve_subgame_respects_the_node_budget() -> None:
