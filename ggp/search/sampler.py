@@ -71,6 +71,7 @@ from __future__ import annotations
 import itertools
 import logging
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
@@ -419,10 +420,35 @@ def _check_count(n: int) -> None:
         raise ValueError(f"sample_many needs n >= 1, got {n}")
 
 
+class _IndependentDraws(ABC):
+    """``sample_many`` as ``n`` independent calls of ``sample``, each of weight ``1/n``."""
+
+    @abstractmethod
+    def sample(
+        self,
+        history: ObservationHistory,
+        rng: np.random.Generator,
+        *,
+        deadline: float | None = None,
+    ) -> SampledHistory: ...
+
+    def sample_many(
+        self,
+        history: ObservationHistory,
+        n: int,
+        rng: np.random.Generator,
+        *,
+        deadline: float | None = None,
+    ) -> list[tuple[SampledHistory, float]]:
+        """``n`` independent draws, each of weight ``1/n``."""
+        _check_count(n)
+        return [(self.sample(history, rng, deadline=deadline), 1.0 / n) for _ in range(n)]
+
+
 # --------------------------------------------------------------------------- rejection
 
 
-class RejectionSampler:
+class RejectionSampler(_IndependentDraws):
     """Naive rejection: play forward with the policy model, restart on a wrong percept.
 
     The observer's moves are fixed as observed (an attempt fails where its move is
@@ -514,23 +540,11 @@ class RejectionSampler:
             "for rejection (use the posterior or backtracking sampler)"
         )
 
-    def sample_many(
-        self,
-        history: ObservationHistory,
-        n: int,
-        rng: np.random.Generator,
-        *,
-        deadline: float | None = None,
-    ) -> list[tuple[SampledHistory, float]]:
-        """``n`` independent draws, each of weight ``1/n``."""
-        _check_count(n)
-        return [(self.sample(history, rng, deadline=deadline), 1.0 / n) for _ in range(n)]
-
 
 # --------------------------------------------------------------------------- backtracking
 
 
-class BacktrackingSampler:
+class BacktrackingSampler(_IndependentDraws):
     """Random depth-first search for a consistent history, with a cache of dead ends.
 
     The published training method (see the module docstring); biased, since it picks
@@ -619,18 +633,6 @@ class BacktrackingSampler:
                 )
             joints.pop()
             states.pop()
-
-    def sample_many(
-        self,
-        history: ObservationHistory,
-        n: int,
-        rng: np.random.Generator,
-        *,
-        deadline: float | None = None,
-    ) -> list[tuple[SampledHistory, float]]:
-        """``n`` independent searches, each result of weight ``1/n``."""
-        _check_count(n)
-        return [(self.sample(history, rng, deadline=deadline), 1.0 / n) for _ in range(n)]
 
 
 class BiasedBacktrackingSampler(BacktrackingSampler):
