@@ -18,6 +18,7 @@ from ggp import __version__
 from ggp.errors import GDLError, GGPError
 from ggp.gdl.parser import parse_file
 from ggp.gdl.validate import summarize, validate
+from ggp.options import add_reasoner_option
 from ggp.protocol.commands import add_commands as add_protocol_commands
 from ggp.training.commands import add_commands as add_training_commands
 
@@ -283,12 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="random playouts used to detect simultaneous moves (0 skips them; default 20)",
     )
     check.add_argument("--seed", type=int, default=0, help="seed of the playouts (default 0)")
-    check.add_argument(
-        "--reasoner",
-        choices=["auto", "propnet", "prover"],
-        default="auto",
-        help="reasoner for the playouts (default auto: propnet, prover if too large)",
-    )
+    add_reasoner_option(check, "for the playouts")
     check.set_defaults(handler=cmd_check)
     _add_info_parser(commands)
     _add_play_parser(commands)
@@ -385,12 +381,7 @@ def _add_info_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         help="random playouts (default 100)",
     )
     info.add_argument("--seed", type=int, default=0, help="seed of the playouts (default 0)")
-    info.add_argument(
-        "--reasoner",
-        choices=["auto", "propnet", "prover"],
-        default="auto",
-        help="reasoner (default auto: propnet, prover if too large)",
-    )
+    add_reasoner_option(info)
     info.set_defaults(handler=cmd_info)
 
 

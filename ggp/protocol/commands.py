@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from ggp.options import add_reasoner_option
+
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_INVALID = 2
@@ -169,12 +171,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     serve.add_argument("--no-log", action="store_true", help="write no match logs")
     serve.add_argument("--seed", type=int, default=None, help="seed of the matches' randomness")
-    serve.add_argument(
-        "--reasoner",
-        choices=["auto", "propnet", "prover"],
-        default="auto",
-        help="reasoner (default auto: propnet, prover if too large)",
-    )
+    add_reasoner_option(serve)
     serve.set_defaults(handler=cmd_serve)
 
     match = commands.add_parser(
