@@ -33,9 +33,12 @@ from ggp.search.tree import (
     choosable_moves,
 )
 
-__all__ = ["CFRPlayer", "CFRSettings", "SearchResult"]
+__all__ = ["CFRPlayer", "CFRSettings", "SearchResult", "MIN_SAMPLES"]
 
 logger = logging.getLogger(__name__)
+
+#: The fewest histories a player roots its tree at when it has to root it at fewer.
+MIN_SAMPLES = 8
 
 
 @dataclass(frozen=True)
@@ -47,7 +50,10 @@ class CFRSettings:
             the end sooner).
         max_time_s: Search at most this long per move (the deadline may cut it shorter).
         margin_s: Reply this long before the deadline.
-        samples: Histories drawn per move to root the tree at.
+        samples: Histories drawn per move to root the tree at (at most: where not even a
+            depth-1 tree from them is searched in time, the player halves the number for
+            its next moves, down to :data:`MIN_SAMPLES`, and doubles it back once a
+            deeper tree is searched).
         max_depth: Deepest search, in steps below the current state.
         max_nodes: Largest tree built.
         iterations_per_check: CFR iterations between clock checks.
@@ -122,6 +128,7 @@ class CFRPlayer:
         self._tracker: HistoryTracker | None = None
         self._snapshots: list[np.ndarray] = []
         self.last_search: SearchResult | None = None
+        self.samples = self.settings.samples  # roots per move now (see CFRSettings.samples)
 
     def start(self, match: MatchInfo) -> None:
         if (
@@ -130,6 +137,7 @@ class CFRPlayer:
         ):
             self._sampler = None  # a sampler for another game: make a new one
         self._tracker = HistoryTracker(match, self.rng)
+        self.samples = self.settings.samples
 
     def stop(self, observation: Observation) -> None:
         self._tracker = None
@@ -177,15 +185,13 @@ class CFRPlayer:
             tracker.game,
             self._sampler,
             tracker.history,
-            self.settings.samples,
+            self.samples,
             self.rng,
             deadline=stop_at,
         )
         if roots:
             return roots
-        return self._sampler.sample_many(
-            tracker.history, self.settings.samples, self.rng, deadline=stop_at
-        )
+        return self._sampler.sample_many(tracker.history, self.samples, self.rng, deadline=stop_at)
 
     def _make_solver(self, tree: GameTree) -> CFRSolver:
         """The solver for one tree (a subclass may warm-start it, e.g. from a network)."""
@@ -246,12 +252,17 @@ class CFRPlayer:
                 )
             except (GameError, OutOfTime) as e:
                 logger.info("depth %d not searched: %s", depth, e)
+                if best is None and self.samples > MIN_SAMPLES:
+                    self.samples = max(MIN_SAMPLES, self.samples // 2)
+                    logger.info("%s roots its trees at %d histories", role, self.samples)
                 break
             last_build_s = time.monotonic() - build_start
             last_nodes = max(best.nodes if best else 1, 1)
             solved = self._solve(tree, depth, stop_at, min_until, started)
             if solved is not None:
                 deepest, best = solved
+                if depth >= 2 and self.samples < settings.samples:
+                    self.samples = min(settings.samples, 2 * self.samples)
             if bool(tree.leaf_terminal.all()):
                 break
         # No deeper tree fits: spend the rest of the minimum budget on the deepest one.

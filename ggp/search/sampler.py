@@ -122,6 +122,13 @@ _CLOCK_EVERY = 32
 #: States per batch handed to a :class:`PreparedPolicyModel`.
 _PREPARE_BATCH = 1024
 
+#: Deadlines one step of the exact filter may be stopped at before the filter falls back
+#: to particles (a step that needs more calls than this would leave the player behind).
+_EXACT_STOPS = 2
+
+#: The fewest particles a deadline thins the particle filter to.
+_MIN_PARTICLES = 100
+
 
 class OutOfTime(Exception):
     """A search step (sampling histories, building a tree) was stopped at its deadline."""
@@ -713,6 +720,21 @@ class _Layer:
 
 
 @dataclass
+class _PartialLayer:
+    """A layer of the exact filter built up to a deadline: the successors of the
+    previous layer's states before ``next_parent`` (the fields of :meth:`_forward`)."""
+
+    step: int
+    next_parent: int
+    stops: int  # deadlines it has been stopped at
+    index: dict[State, int]
+    states: list[State]
+    parents: list[list[int]]
+    joints: list[list[JointMove]]
+    masses: list[list[float]]
+
+
+@dataclass
 class _Particles:
     """Weighted histories standing in for the filter from step ``start`` on."""
 
@@ -757,8 +779,11 @@ class PosteriorSampler:
 
     The filter for the last history is kept: a history that extends it is filtered one
     step further, not from the start. A call given a ``deadline`` raises
-    :class:`OutOfTime` when it passes, keeping every step filtered so far, so the next
-    call goes on from there.
+    :class:`OutOfTime` when it passes, keeping every step filtered so far and the part of
+    the step under way, so the next call goes on from there. A step of the exact filter
+    stopped at more than two deadlines is left to the particle filter instead (a player
+    would otherwise fall further behind at each move), and a particle step stopped at a
+    deadline halves the particles (down to 100) before the next call.
 
     Args:
         game: The rules.
@@ -787,6 +812,7 @@ class PosteriorSampler:
         self._history: ObservationHistory | None = None
         self._layers: list[_Layer] = []
         self._particles: _Particles | None = None
+        self._partial: _PartialLayer | None = None  # see _forward
         self._backtracking: BacktrackingSampler | None = None  # see _redraw
 
     def __repr__(self) -> str:
@@ -872,6 +898,7 @@ class PosteriorSampler:
         if cached is None or cached.role != history.role or not self._layers:
             self._layers = [self._initial_layer()]
             self._particles = None
+            self._partial = None
             done = 0
         else:
             # The filter covers the first ``done`` steps of ``cached``: the exact layers,
@@ -884,25 +911,54 @@ class PosteriorSampler:
                 self._particles = None
                 done = min(common, len(self._layers) - 1)
                 del self._layers[done + 1 :]
+            # A layer left half-built at a deadline goes on if it is for the same step.
+            partial = self._partial
+            if partial is not None and (partial.step != done or common <= done):
+                self._partial = None
         # From here on the layers and particles are the filter of a prefix of ``history``
         # (one step longer after each step, so an OutOfTime keeps the steps done).
         self._history = history
         for step in range(done, len(history)):
             if self._particles is None:
-                layer = self._forward(self._layers[-1], history, step, me, deadline)
-                if layer is not None:
-                    self._layers.append(layer)
-                    continue
+                try:
+                    layer = self._forward(self._layers[-1], history, step, me, deadline)
+                except OutOfTime:
+                    partial = self._partial
+                    if partial is None or partial.stops < _EXACT_STOPS:
+                        raise
+                    reason = f"step {step + 1} took more than {_EXACT_STOPS} deadlines"
+                else:
+                    self._partial = None
+                    if layer is not None:
+                        self._layers.append(layer)
+                        continue
+                    reason = f"more than {self.max_states} states at step {step + 1}"
+                self._partial = None
                 logger.info(
-                    "more than %d states consistent with %s's observations at step %d: "
-                    "continuing with %d particles",
-                    self.max_states,
+                    "exact filter of %s's observations: %s; continuing with %d particles",
                     history.role,
-                    step + 1,
+                    reason,
                     self.num_particles,
                 )
                 self._particles = self._to_particles(rng)
-            self._propagate(self._particles, history, step, me, rng, deadline)
+            try:
+                self._propagate(self._particles, history, step, me, rng, deadline)
+            except OutOfTime:
+                self._particles = self._thinned(self._particles, rng)
+                raise
+
+    def _thinned(self, particles: _Particles, rng: np.random.Generator) -> _Particles:
+        """Half as many particles (down to :data:`_MIN_PARTICLES`), drawn by weight, so
+        that the step a deadline stopped costs less at the next call."""
+        count = max(_MIN_PARTICLES, len(particles.histories) // 2)
+        if count >= len(particles.histories):
+            return particles
+        positions = (rng.random() + np.arange(count)) / count
+        cumulative = np.cumsum(particles.weights)
+        chosen = np.minimum(np.searchsorted(cumulative, positions), len(cumulative) - 1)
+        histories = [particles.histories[i] for i in chosen]
+        weights = np.full(count, 1.0 / count, dtype=np.float64)
+        return _Particles(particles.start, histories, weights, particles.steps)
 
     def _forward(
         self,
@@ -912,17 +968,26 @@ class PosteriorSampler:
         me: int,
         deadline: float | None,
     ) -> _Layer | None:
-        """The next layer, or None if it would hold more than ``max_states`` states."""
+        """The next layer, or None if it would hold more than ``max_states`` states.
+
+        At ``deadline`` the layer built so far is kept in ``self._partial`` (OutOfTime),
+        and the next call for the same step goes on from there.
+        """
         game = self.game
-        index: dict[State, int] = {}
-        states: list[State] = []
-        parents: list[list[int]] = []
-        joints: list[list[JointMove]] = []
-        masses: list[list[float]] = []
-        self._probabilities.prepare([s for s in layer.states if not game.is_terminal(s)], deadline)
-        for k, state in enumerate(layer.states):
+        partial = self._partial
+        if partial is None or partial.step != step:
+            partial = self._partial = _PartialLayer(step, 0, 0, {}, [], [], [], [])
+        index, states = partial.index, partial.states
+        parents, joints, masses = partial.parents, partial.joints, partial.masses
+        todo = layer.states[partial.next_parent :]
+        self._probabilities.prepare([s for s in todo if not game.is_terminal(s)], deadline)
+        for k in range(partial.next_parent, len(layer.states)):
+            state = layer.states[k]
             if k % _CLOCK_EVERY == 0:
-                _check_clock(deadline, f"the exact filter stopped at step {step + 1}")
+                partial.next_parent = k
+                if deadline is not None and time.monotonic() > deadline:
+                    partial.stops += 1
+                    raise OutOfTime(f"the exact filter stopped at step {step + 1}")
             if game.is_terminal(state):
                 continue
             candidates = consistent_joint_moves(game, state, history, step)

@@ -459,7 +459,66 @@ def test_posterior_keeps_the_steps_filtered_before_its_deadline(
     same_belief(sampler, PosteriorSampler(game, MeierModel()), full)
 
 
-def test_particles_are_untouched_by_a_step_stopped_at_its_deadline(
+def test_a_layer_stopped_at_its_deadline_goes_on_where_it_stopped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    game = load("meier")
+    full = observe(game, "p2", MEIER_GAME)
+    calls = Counter[str]()
+    consistent = sampler_module.consistent_joint_moves
+
+    def counted(*args: object) -> object:
+        calls["now"] += 1
+        return consistent(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sampler_module, "consistent_joint_moves", counted)
+    PosteriorSampler(game, MeierModel()).belief(full, np.random.default_rng(0))
+    fresh_calls = calls.pop("now")
+    sampler = PosteriorSampler(game, MeierModel())
+    monkeypatch.setattr(sampler_module, "_CLOCK_EVERY", 1)  # a look per state
+    monkeypatch.setattr(sampler_module, "_EXACT_STOPS", fresh_calls)  # never particles
+    stopped_within_a_layer = 0
+    for _ in range(fresh_calls):  # ten looks at the clock per call, until it is done
+        monkeypatch.setattr(sampler_module, "time", ExpiringClock(10))
+        try:
+            sampler.belief(full, np.random.default_rng(0), deadline=1.0)
+            break
+        except OutOfTime:
+            partial = sampler._partial
+            stopped_within_a_layer += partial is not None and partial.next_parent > 0
+    else:
+        pytest.fail("the filter never got past a layer of more than ten states")
+    assert stopped_within_a_layer >= 3
+    monkeypatch.setattr(sampler_module, "time", time)
+    same_belief(sampler, PosteriorSampler(game, MeierModel()), full)
+    # No state was expanded twice (the second sampler above counts as well).
+    assert calls["now"] == 2 * fresh_calls
+
+
+def test_a_step_stopped_at_too_many_deadlines_goes_on_with_particles(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    game = load("meier")
+    full = observe(game, "p2", MEIER_GAME)
+    sampler = PosteriorSampler(game, MeierModel(), num_particles=300)
+    monkeypatch.setattr(sampler_module, "_CLOCK_EVERY", 1)
+    stops = 0
+    while sampler._particles is None:
+        monkeypatch.setattr(sampler_module, "time", ExpiringClock(10))
+        with pytest.raises(OutOfTime):
+            sampler.belief(full, np.random.default_rng(stops), deadline=1.0)
+        stops += 1
+        assert stops <= 50
+    particles = sampler._particles
+    assert particles.steps < len(full) and len(particles.histories) <= 300
+    monkeypatch.setattr(sampler_module, "time", time)
+    belief = sampler.belief(full, np.random.default_rng(0))
+    assert not belief.exact
+    for sampled, _ in sampler.sample_many(full, 50, np.random.default_rng(1)):
+        check_consistent(game, full, sampled)
+
+
+def test_particles_are_thinned_by_a_step_stopped_at_its_deadline(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     game = load("meier")
@@ -475,7 +534,9 @@ def test_particles_are_untouched_by_a_step_stopped_at_its_deadline(
     with pytest.raises(OutOfTime, match="particle filter stopped at step 4"):
         sampler.belief(full, rng, deadline=1.0)
     monkeypatch.undo()
-    assert sampler._particles is particles and particles.histories == before
+    thinned = sampler._particles
+    assert thinned is not None and thinned.steps == 3
+    assert len(thinned.histories) == 250 and set(thinned.histories) <= set(before)
     for sampled, _ in sampler.sample_many(full, 50, rng):
         check_consistent(game, full, sampled)
 
