@@ -68,6 +68,7 @@ Example:
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import logging
 import time
@@ -122,8 +123,8 @@ _CLOCK_EVERY = 32
 #: States per batch handed to a :class:`PreparedPolicyModel`.
 _PREPARE_BATCH = 1024
 
-#: Deadlines one step of the exact filter may be stopped at before the filter falls back
-#: to particles (a step that needs more calls than this would leave the player behind).
+#: Deadlines one step of the exact filter may be stopped at: the next call goes on with
+#: particles (a step that needs more calls than this would leave the player behind).
 _EXACT_STOPS = 2
 
 #: The fewest particles a deadline thins the particle filter to.
@@ -709,13 +710,14 @@ class _Layer:
     """The exact filter after some steps: distinct states with back-pointers.
 
     ``incoming[k]`` holds node ``k``'s predecessors in the previous layer: ``[E]`` parent
-    indices, ``[E]`` joint moves and ``[E]`` the running sum of their normalised masses
-    (parent weight times the joint move's probability).
+    indices, ``[E]`` joint moves and ``[E]`` the running sum of their masses (parent
+    weight times the joint move's probability), as lists: a layer has up to
+    ``max_states`` nodes, and numpy's per-call cost would dominate at a few edges each.
     """
 
     states: list[State]  # [K]
     weights: FloatArray  # [K] sums to 1
-    incoming: list[tuple[IntArray, list[JointMove], FloatArray]]  # [K]
+    incoming: list[tuple[list[int], list[JointMove], list[float]]]  # [K]
     cumulative: FloatArray  # [K] running sum of weights
 
 
@@ -781,8 +783,9 @@ class PosteriorSampler:
     step further, not from the start. A call given a ``deadline`` raises
     :class:`OutOfTime` when it passes, keeping every step filtered so far and the part of
     the step under way, so the next call goes on from there. A step of the exact filter
-    stopped at more than two deadlines is left to the particle filter instead (a player
-    would otherwise fall further behind at each move), and a particle step stopped at a
+    stopped at two deadlines is left to the particle filter at the next call, with a
+    quarter of ``num_particles`` (a player would otherwise fall further behind at each
+    move, and the clock is tight), and a particle step stopped at a
     deadline halves the particles (down to 100) before the next call.
 
     Args:
@@ -920,14 +923,13 @@ class PosteriorSampler:
         self._history = history
         for step in range(done, len(history)):
             if self._particles is None:
-                try:
-                    layer = self._forward(self._layers[-1], history, step, me, deadline)
-                except OutOfTime:
-                    partial = self._partial
-                    if partial is None or partial.stops < _EXACT_STOPS:
-                        raise
-                    reason = f"step {step + 1} took more than {_EXACT_STOPS} deadlines"
+                partial = self._partial
+                count = self.num_particles
+                if partial is not None and partial.step == step and partial.stops >= _EXACT_STOPS:
+                    reason = f"step {step + 1} was stopped at {partial.stops} deadlines"
+                    count = max(_MIN_PARTICLES, count // 4)  # the clock is tight here
                 else:
+                    layer = self._forward(self._layers[-1], history, step, me, deadline)
                     self._partial = None
                     if layer is not None:
                         self._layers.append(layer)
@@ -938,9 +940,9 @@ class PosteriorSampler:
                     "exact filter of %s's observations: %s; continuing with %d particles",
                     history.role,
                     reason,
-                    self.num_particles,
+                    count,
                 )
-                self._particles = self._to_particles(rng)
+                self._particles = self._to_particles(rng, count)
             try:
                 self._propagate(self._particles, history, step, me, rng, deadline)
             except OutOfTime:
@@ -1013,12 +1015,10 @@ class PosteriorSampler:
                 masses[j].append(weight * p)
         if not states:
             raise self._no_history(history, step)
-        totals = np.array([sum(m) for m in masses], dtype=np.float64)
+        running = [list(itertools.accumulate(m)) for m in masses]
+        totals = np.array([r[-1] for r in running], dtype=np.float64)
         weights = totals / totals.sum()
-        incoming = []
-        for j in range(len(states)):
-            cumulative = np.cumsum(np.array(masses[j], dtype=np.float64))
-            incoming.append((np.array(parents[j], dtype=np.int64), joints[j], cumulative))
+        incoming = list(zip(parents, joints, running, strict=True))
         return _Layer(states, weights, incoming, np.cumsum(weights))
 
     def _no_history(self, history: ObservationHistory, step: int) -> GameError:
@@ -1034,19 +1034,17 @@ class PosteriorSampler:
         states = [layers[-1].states[node]]
         joints: list[JointMove] = []
         for t in range(len(layers) - 1, 0, -1):
-            parents, moves, cumulative = layers[t].incoming[node]
-            edge = _draw(cumulative, rng)
+            parents, moves, running = layers[t].incoming[node]
+            edge = min(bisect.bisect_right(running, rng.random() * running[-1]), len(running) - 1)
             joints.append(moves[edge])
-            node = int(parents[edge])
+            node = parents[edge]
             states.append(layers[t - 1].states[node])
         return SampledHistory(tuple(reversed(states)), tuple(reversed(joints)))
 
-    def _to_particles(self, rng: np.random.Generator) -> _Particles:
+    def _to_particles(self, rng: np.random.Generator, count: int) -> _Particles:
         last = self._layers[-1]
-        histories = [
-            self._backward(_draw(last.cumulative, rng), rng) for _ in range(self.num_particles)
-        ]
-        weights = np.full(self.num_particles, 1.0 / self.num_particles, dtype=np.float64)
+        histories = [self._backward(_draw(last.cumulative, rng), rng) for _ in range(count)]
+        weights = np.full(count, 1.0 / count, dtype=np.float64)
         return _Particles(len(self._layers) - 1, histories, weights, len(self._layers) - 1)
 
     def _propagate(

@@ -45,8 +45,12 @@ __all__ = [
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
-#: Leaves sent to the evaluator at once (the deadline is checked between batches).
-_EVALUATE_BATCH = 1024
+#: Leaves are sent to the evaluator in batches, the deadline checked between them: the
+#: first of this many leaves, the next sized to take about _EVALUATE_SECONDS each (a
+#: network's batch of thousands as fast as a rollout evaluator's few), at most _MOST.
+_EVALUATE_FIRST = 32
+_EVALUATE_SECONDS = 0.05
+_EVALUATE_MOST = 8192
 
 #: (role index, observation-history id, legal moves)
 InfosetKey = tuple[int, int, tuple[Term, ...]]
@@ -363,13 +367,18 @@ def build_tree(
                 "the tree has non-terminal leaves at the depth limit: give an evaluator"
             )
         where = {node: i for i, node in enumerate(leaves)}
-        for start in range(0, len(pending_leaves), _EVALUATE_BATCH):
+        start, size = 0, _EVALUATE_FIRST
+        while start < len(pending_leaves):
             if deadline is not None and time.monotonic() > deadline:
                 raise OutOfTime(f"no time left to evaluate {len(pending_leaves)} leaves")
-            batch = pending_leaves[start : start + _EVALUATE_BATCH]
+            batch = pending_leaves[start : start + size]
+            began = time.monotonic()
             estimate = evaluator.evaluate(game, [node_state[n] for n in batch])
             for j, node in enumerate(batch):
                 values[where[node]] = estimate.values[j]
+            start += len(batch)
+            per_leaf = max(time.monotonic() - began, 1e-9) / len(batch)
+            size = int(min(max(_EVALUATE_SECONDS / per_leaf, _EVALUATE_FIRST), _EVALUATE_MOST))
 
     max_depth = max(node_depth) if node_depth else 0
     node_path = np.full((len(node_state), max(max_depth, 1)), num_edges, dtype=np.int64)
