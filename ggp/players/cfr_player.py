@@ -102,7 +102,7 @@ class SearchResult:
     Attributes:
         moves: ``[M]`` the player's moves (those legal in every sampled history).
         policy: ``[M]`` probabilities of playing each.
-        depth: Depth of the deepest tree solved.
+        depth: Depth of the deepest tree solved (0: none, the policy is uniform).
         iterations: CFR iterations on that tree.
         nodes: Nodes of that tree.
         complete: Whether that tree reached the end of the game everywhere.
@@ -192,8 +192,6 @@ class CFRPlayer:
         except OutOfTime as e:  # the sampler goes on from there at the next move
             logger.info("no history sampled in time (%s); playing a random legal move", e)
             return fallback
-        if result is None:
-            return fallback
         self.last_search = result
         probabilities = np.array(result.policy, dtype=np.float64)
         probabilities /= probabilities.sum()
@@ -234,8 +232,9 @@ class CFRPlayer:
         model: FloatArray = 1.0 / sizes[tree.sa_infoset]
         return model
 
-    def search(self, stop_at: float, min_until: float) -> SearchResult | None:
-        """Iterative deepening until ``stop_at``; None if no tree was solved in time.
+    def search(self, stop_at: float, min_until: float) -> SearchResult:
+        """Iterative deepening until ``stop_at``; if no tree was solved in time, a uniform
+        policy over the moves legal at every root (depth 0).
 
         Raises:
             OutOfTime: The roots were not sampled by ``stop_at``.
@@ -297,8 +296,9 @@ class CFRPlayer:
             while time.monotonic() < until:
                 self._iterate(solver, infoset)
             best = self._result(tree, solver, infoset, best.depth, started)
-        if best is None:
-            return None
+        if best is None:  # no tree in time: any move legal at every root
+            uniform = (1.0 / len(choosable),) * len(choosable)
+            return SearchResult(choosable, uniform, 0, 0, 0, False, time.monotonic() - started)
         logger.info(
             "%s: depth %d, %d iterations, %d nodes, %.2f s",
             role,

@@ -84,9 +84,8 @@ def test_search_spends_the_minimum_budget_when_no_deeper_tree_fits() -> None:
     searches: list[SearchResult] = []
 
     class Recording(CFRPlayer):
-        def search(self, stop_at: float, min_until: float) -> SearchResult | None:
+        def search(self, stop_at: float, min_until: float) -> SearchResult:
             result = super().search(stop_at, min_until)
-            assert result is not None
             searches.append(result)
             return result
 
