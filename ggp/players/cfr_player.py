@@ -13,8 +13,8 @@ sampler's belief, often half a million objects) is frozen out of its scans
 (``gc.freeze``) after each move, because a full collection over it takes 0.1-0.4 s and
 lands in the middle of a later move (Kriegspiel TTT: 1.0 s of collections over six
 matches, the longest 0.14 s; frozen, 0.07 s and 6 ms). Acyclic garbage is still freed
-at once; cycles among frozen objects are collected when the match ends (``stop``,
-``abort``). This is process-wide, as the collector is.
+at once; cycles among frozen objects are collected when a match ends (``stop``,
+``abort``) once the frozen heap has doubled. This is process-wide, as the collector is.
 """
 
 from __future__ import annotations
@@ -50,12 +50,23 @@ logger = logging.getLogger(__name__)
 MIN_SAMPLES = 8
 
 
+class _FrozenHeap:
+    """Objects frozen at the last collection (see :func:`_collect_frozen`)."""
+
+    after_last_collection = 0
+
+
 def _collect_frozen() -> None:
-    """Collect the garbage cycles among the objects frozen after each move (off the
-    clock, between matches), then freeze what survives again."""
+    """Collect the garbage cycles among the objects frozen after each move, then freeze
+    what survives again: between matches, off the clock, and only once the frozen heap
+    has doubled since the last time (a full collection takes 0.1-0.4 s, too much after
+    every short match of a training snapshot)."""
+    if gc.get_freeze_count() < 2 * _FrozenHeap.after_last_collection:
+        return
     gc.unfreeze()
     gc.collect()
     gc.freeze()
+    _FrozenHeap.after_last_collection = gc.get_freeze_count()
 
 
 @dataclass(frozen=True)

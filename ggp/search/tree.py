@@ -47,7 +47,8 @@ FloatArray = npt.NDArray[np.float64]
 
 #: Leaves are sent to the evaluator in batches, the deadline checked between them: the
 #: first of this many leaves, the next sized to take about _EVALUATE_SECONDS each (a
-#: network's batch of thousands as fast as a rollout evaluator's few), at most _MOST.
+#: network's batch of thousands as fast as a rollout evaluator's few), at most
+#: _EVALUATE_MOST.
 _EVALUATE_FIRST = 32
 _EVALUATE_SECONDS = 0.05
 _EVALUATE_MOST = 8192
@@ -173,9 +174,9 @@ def choosable_moves(
     """
     if not roots:
         raise GameError("no roots to choose moves at")
+    legal = [game.legal_moves(history.state, role) for history, _ in roots]
     groups: dict[tuple[Term, ...], float] = {}
-    for history, weight in roots:
-        moves = game.legal_moves(history.state, role)
+    for moves, (_, weight) in zip(legal, roots, strict=True):
         if not moves:
             raise GameError(f"{role} has no legal move at a root")
         groups[moves] = groups.get(moves, 0.0) + weight
@@ -186,7 +187,7 @@ def choosable_moves(
         first = next(iter(groups))
         return list(roots), tuple(m for m in first if m in common)
     likely = max(groups, key=lambda moves: groups[moves])
-    kept = [(h, w) for h, w in roots if game.legal_moves(h.state, role) == likely]
+    kept = [root for root, moves in zip(roots, legal, strict=True) if moves == likely]
     total = sum(w for _, w in kept)
     return [(h, w / total) for h, w in kept], likely
 
