@@ -346,14 +346,10 @@ class _MoveProbabilities:
         return probs
 
     def prepare(self, states: Sequence[State], deadline: float | None) -> None:
-        """Tell a :class:`PreparedPolicyModel` which states come next (the uncached ones),
-        in batches of :data:`_PREPARE_BATCH` with a look at the clock before each."""
+        """Tell a :class:`PreparedPolicyModel` which states come next (it skips those it
+        knows), in batches of :data:`_PREPARE_BATCH` with a look at the clock before each."""
         if not isinstance(self.model, PreparedPolicyModel):
             return
-        cache = self._cache
-        if cache is not None:
-            asked = [r for r in range(len(self.game.roles)) if r != self.chance]
-            states = [s for s in states if any((s, r) not in cache for r in asked)]
         for start in range(0, len(states), _PREPARE_BATCH):
             _check_clock(deadline, "the policy model's batch was not started")
             self.model.prepare(self.game, states[start : start + _PREPARE_BATCH])
