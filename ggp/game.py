@@ -28,6 +28,7 @@ Example:
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -46,7 +47,7 @@ from ggp.gdl.validate import check, summarize
 from ggp.reasoning.ground import GroundingLimits
 from ggp.reasoning.state_machine import JointMove, State, StateMachine
 
-__all__ = ["Game", "CacheInfo", "ReasonerName"]
+__all__ = ["Game", "CacheInfo", "Expansion", "ReasonerName"]
 
 logger = logging.getLogger(__name__)
 
@@ -85,6 +86,47 @@ class CacheInfo:
     def hit_rate(self) -> float:
         total = self.hits + self.misses
         return self.hits / total if total else 0.0
+
+
+@dataclass(frozen=True, eq=False)
+class Expansion:
+    """Every joint move legal in one state, with its successor: :meth:`Game.expand`.
+
+    Joint moves come in ``itertools.product(*legal)`` order (the last role varies
+    fastest), so the child of per-role move indices ``(i_0, ..., i_{R-1})`` is at
+    ``sum(i_r * strides[r])``.
+
+    Attributes:
+        state: The expanded state.
+        legal: ``[R][M_r]`` each role's legal moves in :attr:`Game.roles` order, sorted.
+        joints: ``[J]`` the joint moves, ``J = prod(M_r)`` (0 in a terminal state where a
+            role has no legal move).
+        states: ``[J]`` the successor of each joint move.
+    """
+
+    state: State
+    legal: tuple[tuple[Term, ...], ...]
+    joints: tuple[JointMove, ...]
+    states: tuple[State, ...]
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """``[R]`` how far apart in :attr:`joints` consecutive moves of each role are."""
+        strides = [1] * len(self.legal)
+        for r in range(len(self.legal) - 2, -1, -1):
+            strides[r] = strides[r + 1] * len(self.legal[r + 1])
+        return tuple(strides)
+
+    def child(self, moves: Sequence[int]) -> State:
+        """The successor when role ``r`` plays its ``moves[r]``-th legal move."""
+        return self.states[sum(i * s for i, s in zip(moves, self.strides, strict=True))]
+
+    def __len__(self) -> int:
+        return len(self.joints)
+
+    def __repr__(self) -> str:
+        counts = "x".join(str(len(moves)) for moves in self.legal)
+        return f"<Expansion of {self.state!r}: {counts} joint moves>"
 
 
 class Game:
@@ -335,6 +377,26 @@ class Game:
             for joint, result in zip(joints, results, strict=True):
                 cache[(state, joint)] = [result, None]
         return results
+
+    def expand(self, state: State) -> Expansion:
+        """Every legal joint move of ``state`` with its successor, in one call.
+
+        The search-facing batch call: the propnet computes all successors at once, and
+        they fill the transition cache. Terminal states are not special: the rules may
+        still give legal moves there, so a search checks :meth:`is_terminal` first.
+
+        Raises:
+            GameError: A state from another game.
+        """
+        legal = tuple(self.machine.legal_moves(state, role) for role in self.roles)
+        joints = tuple(itertools.product(*legal))
+        return Expansion(state, legal, joints, tuple(self.next_states(state, joints)))
+
+    def legal_moves_many(self, states: Sequence[State], role: RoleLike) -> list[tuple[Term, ...]]:
+        """The legal moves of ``role`` in each of ``states`` (sorted, as :meth:`legal_moves`)."""
+        term = self.role(role)
+        legal_moves = self.machine.legal_moves
+        return [legal_moves(state, term) for state in states]
 
     def percepts(self, state: State, joint: JointLike, role: RoleLike) -> frozenset[Term]:
         """What ``sees`` gives ``role`` when ``joint`` is played in ``state``."""

@@ -140,3 +140,36 @@ def test_random_playouts_means(meier: Game) -> None:
     assert values.shape == (2, 3)
     p1_wins = values[:, 1] / 100  # goals are 100 / 0
     assert np.all(np.abs(p1_wins - 0.348) < 0.04)
+
+
+def test_expand_gives_every_joint_move_and_its_successor(tictactoe: Game) -> None:
+    s = tictactoe.next_state(tictactoe.initial_state(), ["(mark 2 2)", "noop"])
+    expansion = tictactoe.expand(s)
+    assert [len(m) for m in expansion.legal] == [1, 8] and len(expansion) == 8
+    assert expansion.strides == (8, 1)
+    for i, (joint, child) in enumerate(zip(expansion.joints, expansion.states, strict=True)):
+        assert joint == (expansion.legal[0][0], expansion.legal[1][i])
+        assert child == tictactoe.next_state(s, joint)
+        assert expansion.child([0, i]) is child
+    assert "1x8 joint moves" in repr(expansion)
+
+
+def test_expand_simultaneous_moves_in_product_order() -> None:
+    game = Game.from_file(GAMES / "scissors_paper_rock.gdl")
+    expansion = game.expand(game.initial_state())
+    sizes = [len(m) for m in expansion.legal]
+    assert len(expansion) == int(np.prod(sizes)) == 9
+    strides = expansion.strides
+    for index, joint in enumerate(expansion.joints):
+        moves = [expansion.legal[r].index(joint[r]) for r in range(len(sizes))]
+        assert sum(i * s for i, s in zip(moves, strides, strict=True)) == index
+
+
+def test_legal_moves_many(tictactoe: Game) -> None:
+    s = tictactoe.initial_state()
+    t = tictactoe.next_state(s, ["(mark 1 1)", "noop"])
+    assert tictactoe.legal_moves_many([s, t], "oplayer") == [
+        tictactoe.legal_moves(s, "oplayer"),
+        tictactoe.legal_moves(t, "oplayer"),
+    ]
+    assert len(tictactoe.legal_moves_many([t], "oplayer")[0]) == 8
