@@ -45,7 +45,7 @@ from ggp.gdl.parser import parse_file, parse_term, parse_text
 from ggp.gdl.terms import Const, Description, Term
 from ggp.gdl.validate import check, summarize
 from ggp.reasoning.ground import GroundingLimits
-from ggp.reasoning.state_machine import JointMove, State, StateMachine
+from ggp.reasoning.state_machine import JointMove, State, StateMachine, zobrist_of_facts
 
 __all__ = ["Game", "CacheInfo", "Expansion", "ReasonerName"]
 
@@ -422,6 +422,16 @@ class Game:
     def state_facts(self, state: State) -> frozenset[Term]:
         """The true base propositions of ``state``."""
         return self.machine.state_facts(state)
+
+    def zobrist(self, state: State) -> int:
+        """A 64-bit Zobrist key of ``state`` for transposition tables: the XOR of a fixed
+        word per true fact (:func:`~ggp.reasoning.state_machine.fact_hash64`), so equal
+        states get equal keys in every reasoner and process."""
+        method = getattr(self.machine, "zobrist", None)
+        if method is not None:
+            key: int = method(state)
+            return key
+        return zobrist_of_facts(self.machine.state_facts(state))
 
     def state_from_facts(self, facts: Iterable[Term | str]) -> State:
         """The state whose true base propositions are ``facts`` (terms or KIF text)."""

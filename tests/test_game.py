@@ -173,3 +173,15 @@ def test_legal_moves_many(tictactoe: Game) -> None:
         tictactoe.legal_moves(t, "oplayer"),
     ]
     assert len(tictactoe.legal_moves_many([t], "oplayer")[0]) == 8
+
+
+def test_zobrist_keys_agree_between_reasoners_and_tell_states_apart() -> None:
+    fast = Game.from_file(GAMES / "tictactoe.gdl")
+    slow = Game.from_file(GAMES / "tictactoe.gdl", reasoner="prover")
+    a, b = fast.initial_state(), slow.initial_state()
+    keys = {fast.zobrist(a)}
+    for joint in (["(mark 1 1)", "noop"], ["noop", "(mark 2 2)"], ["(mark 3 1)", "noop"]):
+        a, b = fast.next_state(a, joint), slow.next_state(b, joint)
+        assert fast.zobrist(a) == slow.zobrist(b) < 2**64
+        keys.add(fast.zobrist(a))
+    assert len(keys) == 4

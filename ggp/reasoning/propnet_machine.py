@@ -53,7 +53,7 @@ from ggp.gdl.terms import Const, Description, Term
 from ggp.reasoning.compile import CompiledBatch, CompiledSingle, compile_batch, compile_single
 from ggp.reasoning.ground import GroundingLimits, ground
 from ggp.reasoning.propnet import Propnet, build_propnet
-from ggp.reasoning.state_machine import JointMove, State
+from ggp.reasoning.state_machine import JointMove, State, fact_hash64
 
 __all__ = ["PropnetStateMachine", "StateBatch", "PlayoutResult"]
 
@@ -160,6 +160,7 @@ class PropnetStateMachine:
         self._legal_tables: tuple[dict[int, tuple[Term, ...]], ...] = tuple({} for _ in net.roles)
         self._percept_tables: tuple[dict[int, frozenset[Term]], ...] = tuple({} for _ in net.roles)
         self._initial = State(single.init, self)
+        self._zobrist_table: npt.NDArray[np.uint64] | None = None
         logger.info(
             "propnet machine for %s ready in %.3f s", description.path, time.perf_counter() - start
         )
@@ -284,6 +285,17 @@ class PropnetStateMachine:
         key = self._key(state)
         base = self._net.base
         return frozenset(base[k] for k in range(key.bit_length()) if key >> k & 1)
+
+    def zobrist(self, state: State) -> int:
+        """The state's 64-bit Zobrist key: the XOR of
+        :func:`~ggp.reasoning.state_machine.fact_hash64` over its true facts."""
+        key = self._key(state)
+        table = self._zobrist_table
+        if table is None:
+            words = [fact_hash64(fact) for fact in self._net.base]
+            table = self._zobrist_table = np.array(words, dtype=np.uint64)
+        bits = ints_to_bits([key], len(table))[0]
+        return int(np.bitwise_xor.reduce(table[bits])) if bits.any() else 0
 
     def state_from_facts(self, facts: Iterable[Term]) -> State:
         """The state whose true base propositions are ``facts``.

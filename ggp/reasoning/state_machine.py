@@ -21,12 +21,13 @@ Conventions shared by all implementations:
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+import hashlib
+from collections.abc import Hashable, Iterable, Sequence
 from typing import Protocol, runtime_checkable
 
 from ggp.gdl.terms import Const, Term
 
-__all__ = ["State", "StateMachine", "JointMove"]
+__all__ = ["State", "StateMachine", "JointMove", "fact_hash64", "zobrist_of_facts"]
 
 #: One move per role, in the machine's ``roles`` order.
 JointMove = tuple[Term, ...]
@@ -70,6 +71,23 @@ class State:
 
     def __repr__(self) -> str:
         return f"<State {self.key!r}>"
+
+
+def fact_hash64(fact: Term) -> int:
+    """A fixed 64-bit random-looking word for a base proposition, from its KIF text.
+
+    The same in every process and run, so Zobrist keys (the XOR of these words over a
+    state's true facts) agree between reasoners, processes and sessions.
+    """
+    return int.from_bytes(hashlib.blake2b(str(fact).encode(), digest_size=8).digest(), "little")
+
+
+def zobrist_of_facts(facts: Iterable[Term]) -> int:
+    """The Zobrist key of a set of facts: the XOR of their :func:`fact_hash64` words."""
+    key = 0
+    for fact in facts:
+        key ^= fact_hash64(fact)
+    return key
 
 
 @runtime_checkable
