@@ -33,7 +33,7 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, cast, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -300,6 +300,13 @@ class Game:
         Raises:
             GameError: The wrong number of moves, or a mapping that misses a role.
         """
+        cls = type(joint)
+        if (cls is tuple or cls is list) and len(joint) == len(self.roles):
+            for move in joint:  # the common case: one term per role
+                if not isinstance(move, Term):
+                    break
+            else:
+                return cast(JointMove, tuple(joint))
         if isinstance(joint, Mapping):
             by_role = {self.role(r): m for r, m in joint.items()}
             missing = [r.name for r in self.roles if r not in by_role]
@@ -324,7 +331,9 @@ class Game:
 
     def legal_moves(self, state: State, role: RoleLike) -> tuple[Term, ...]:
         """The legal moves of ``role`` in ``state``, sorted by their KIF text."""
-        return self.machine.legal_moves(state, self.role(role))
+        if role not in self._role_index:  # a name, or no role of this game
+            role = self.role(role)
+        return self.machine.legal_moves(state, role)
 
     def _transition(self, state: State, joint: JointMove) -> list[object]:
         cache = self._cache
@@ -346,8 +355,10 @@ class Game:
         Raises:
             GameError: A missing or illegal move, or a state from another game.
         """
-        entry = self._transition(state, self.joint_move(joint))
-        result = entry[0]
+        moves = self.joint_move(joint)
+        if self._cache is None:
+            return self.machine.next_state(state, moves)
+        result = self._transition(state, moves)[0]
         assert isinstance(result, State)
         return result
 
@@ -388,9 +399,19 @@ class Game:
         Raises:
             GameError: A state from another game.
         """
-        legal = tuple(self.machine.legal_moves(state, role) for role in self.roles)
+        batched = getattr(self.machine, "expand", None)
+        if batched is None:
+            legal = tuple(self.machine.legal_moves(state, role) for role in self.roles)
+            joints = tuple(itertools.product(*legal))
+            return Expansion(state, legal, joints, tuple(self.next_states(state, joints)))
+        legal, states = batched(state)
         joints = tuple(itertools.product(*legal))
-        return Expansion(state, legal, joints, tuple(self.next_states(state, joints)))
+        cache = self._cache
+        if cache is not None:
+            self._misses += len(joints)
+            for joint, child in zip(joints, states, strict=True):
+                cache[(state, joint)] = [child, None]
+        return Expansion(state, legal, joints, tuple(states))
 
     def legal_moves_many(self, states: Sequence[State], role: RoleLike) -> list[tuple[Term, ...]]:
         """The legal moves of ``role`` in each of ``states`` (sorted, as :meth:`legal_moves`)."""

@@ -1,10 +1,18 @@
 """The compiled propositional-network reasoner: :class:`PropnetStateMachine`.
 
-The game is grounded (:mod:`ggp.reasoning.ground`), turned into an optimised
-propositional network (:mod:`ggp.reasoning.propnet`) and compiled to generated Python
-functions (:mod:`ggp.reasoning.compile`). A :class:`~ggp.reasoning.state_machine.State`
-of this machine has ``key`` = an int with bit ``k`` set when base proposition ``k``
-(``machine.propnet.base[k]``) is true.
+The game is grounded (:mod:`ggp.reasoning.ground`) and turned into an optimised
+propositional network (:mod:`ggp.reasoning.propnet`), which one of two backends
+evaluates (:attr:`PropnetStateMachine.backend`):
+
+- ``"native"``: the C kernel (:mod:`ggp.reasoning.kernel`, built at first use), which
+  propagates only what changes from one state to the next and evaluates batches
+  bit-sliced over 64-bit words;
+- ``"python"``: generated Python functions (:mod:`ggp.reasoning.compile`), used where no
+  C compiler is available (or with ``backend="python"`` / ``GGP_NATIVE=0``).
+
+Both give the same answers (tests cross-check them with the reference prover). A
+:class:`~ggp.reasoning.state_machine.State` of this machine has ``key`` = an int with
+bit ``k`` set when base proposition ``k`` (``machine.propnet.base[k]``) is true.
 
 Besides the :class:`~ggp.reasoning.state_machine.StateMachine` protocol it offers a
 batched API, in which many states are evaluated at once, one bit per state
@@ -43,6 +51,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -52,12 +61,26 @@ from ggp.gdl.parser import parse_file
 from ggp.gdl.terms import Const, Description, Term
 from ggp.reasoning.compile import CompiledBatch, CompiledSingle, compile_batch, compile_single
 from ggp.reasoning.ground import GroundingLimits, ground
+from ggp.reasoning.kernel import kernel_spec, load_kernel
 from ggp.reasoning.propnet import Propnet, build_propnet
 from ggp.reasoning.state_machine import JointMove, State, fact_hash64
 
-__all__ = ["PropnetStateMachine", "StateBatch", "PlayoutResult"]
+__all__ = ["PropnetStateMachine", "StateBatch", "PlayoutResult", "Backend"]
 
 logger = logging.getLogger(__name__)
+
+#: Which evaluator to use: the C kernel where it can be built (``"auto"``), always
+#: (``"native"``: an error where it cannot), or the generated Python (``"python"``).
+Backend = Literal["auto", "native", "python"]
+
+
+def playout_lane_words(nodes: int) -> int:
+    """64-bit words per node in the native bit-sliced playouts: wide (2,048 states at a
+    time) for small nets, narrow (512) where a wide vector per node would leave the cache
+    (measured on tic-tac-toe, connect four, breakthrough and the 11x11 snake game)."""
+    if nodes <= 4096:
+        return 32
+    return 16 if nodes <= 8192 else 8
 
 
 @dataclass(frozen=True, eq=False)
@@ -114,6 +137,24 @@ def ints_to_bits(values: Sequence[int], n: int) -> npt.NDArray[np.bool_]:
     return np.unpackbits(array, axis=1, count=n, bitorder="little").view(bool)
 
 
+def ints_to_words(values: Sequence[int], n: int) -> npt.NDArray[np.uint64]:
+    """``[len(values), ceil(n / 64)]`` uint64: each int (< ``2 ** n``) as 64-bit words,
+    least significant first (the native kernel's state rows)."""
+    words = (n + 63) // 64
+    if not values or not words:
+        return np.zeros((len(values), words), dtype=np.uint64)
+    buffer = b"".join([v.to_bytes(words * 8, "little") for v in values])
+    return np.frombuffer(buffer, dtype=np.uint64).reshape(len(values), words)
+
+
+def words_to_ints(rows: npt.NDArray[np.uint64]) -> list[int]:
+    """The inverse of :func:`ints_to_words`: one int per row."""
+    data = np.ascontiguousarray(rows).tobytes()
+    width = rows.shape[1] * 8
+    from_bytes = int.from_bytes
+    return [from_bytes(data[i * width : (i + 1) * width], "little") for i in range(len(rows))]
+
+
 def bits_to_ints(matrix: npt.NDArray[np.bool_]) -> list[int]:
     """One int per row of a ``[K, N]`` bool matrix: bit ``i`` = column ``i``."""
     packed = np.packbits(matrix, axis=1, bitorder="little")
@@ -129,48 +170,75 @@ class PropnetStateMachine:
     Args:
         description: The parsed game.
         limits: Grounding size limits (default :class:`GroundingLimits` ()).
+        backend: ``"auto"`` (the native kernel where it can be built, else Python),
+            ``"native"`` or ``"python"``.
 
     Raises:
         GroundingError: The game is too large to ground within ``limits``.
         GDLSemanticError: Negation is not stratified.
+        RuntimeError: ``backend="native"`` and the kernel cannot be built.
     """
 
-    def __init__(self, description: Description, *, limits: GroundingLimits | None = None):
+    def __init__(
+        self,
+        description: Description,
+        *,
+        limits: GroundingLimits | None = None,
+        backend: Backend = "auto",
+    ) -> None:
         start = time.perf_counter()
         self._path = description.path
         program = ground(description, limits)
         net = build_propnet(program)
         self._net = net
-        single = compile_single(net, label=Path(description.path).name)
-        self._single: CompiledSingle = single
-        self._batch: CompiledBatch | None = None
         self._roles = net.roles
         self._role_index = {role: r for r, role in enumerate(net.roles)}
-        n_base = len(net.base)
         self._base_index = {fluent: k for k, fluent in enumerate(net.base)}
-        # Per role: move -> (legality check, input bit in the single-state word).
-        self._move_entries = tuple(
-            {
-                move: (single.legal_check[r][i], 1 << (n_base + net.move_inputs[r][i]))
-                for i, move in enumerate(net.moves[r])
-            }
-            for r in range(len(net.roles))
-        )
         self._move_index = tuple({move: i for i, move in enumerate(moves)} for moves in net.moves)
         self._legal_tables: tuple[dict[int, tuple[Term, ...]], ...] = tuple({} for _ in net.roles)
         self._percept_tables: tuple[dict[int, frozenset[Term]], ...] = tuple({} for _ in net.roles)
-        self._initial = State(single.init, self)
+        self._batch: CompiledBatch | None = None
         self._zobrist_table: npt.NDArray[np.uint64] | None = None
+        if backend not in ("auto", "native", "python"):
+            raise ValueError(f"unknown backend {backend!r}: use auto, native or python")
+        module = load_kernel() if backend != "python" else None
+        if backend == "native" and module is None:
+            raise RuntimeError("the native propnet kernel cannot be built on this machine")
+        self._native: Any = None
+        self._single: CompiledSingle | None = None
+        if module is not None:
+            self._native = module.Net(kernel_spec(net))
+            self._illegal: type[Exception] = module.IllegalMove
+            init = self._native.values(np.array(net.init, dtype=np.int32).tobytes())
+            self.backend: Literal["native", "python"] = "native"
+        else:
+            single = compile_single(net, label=Path(description.path).name)
+            self._single = single
+            n_base = len(net.base)
+            # Per role: move -> (legality check, input bit in the single-state word).
+            self._move_entries = tuple(
+                {
+                    move: (single.legal_check[r][i], 1 << (n_base + net.move_inputs[r][i]))
+                    for i, move in enumerate(net.moves[r])
+                }
+                for r in range(len(net.roles))
+            )
+            init = single.init
+            self.backend = "python"
+        self._initial = State(init, self)
         logger.info(
-            "propnet machine for %s ready in %.3f s", description.path, time.perf_counter() - start
+            "propnet machine for %s ready in %.3f s (%s backend)",
+            description.path,
+            time.perf_counter() - start,
+            self.backend,
         )
 
     @classmethod
     def from_file(
-        cls, path: str | Path, *, limits: GroundingLimits | None = None
+        cls, path: str | Path, *, limits: GroundingLimits | None = None, backend: Backend = "auto"
     ) -> PropnetStateMachine:
         """Parse, ground and compile a game file."""
-        return cls(parse_file(path), limits=limits)
+        return cls(parse_file(path), limits=limits, backend=backend)
 
     # -- introspection --------------------------------------------------------------------
 
@@ -208,6 +276,19 @@ class PropnetStateMachine:
             raise GameError(f"unknown role {role!r}; the roles are {names}")
         return r
 
+    def _indices(self, joint: Sequence[Term]) -> list[int]:
+        """Each role's move of ``joint`` as an index into :meth:`all_moves` (-1: unknown)."""
+        index = self._move_index
+        if len(joint) != len(index):
+            raise GameError(
+                f"a joint move needs {len(index)} moves (one per role), got {len(joint)}"
+            )
+        return [index[r].get(move, -1) for r, move in enumerate(joint)]
+
+    def _illegal_move(self, error: Exception, joint: Sequence[Term]) -> GameError:
+        r = int(error.args[0])
+        return GameError(f"illegal move {joint[r]} for role {self._roles[r]} in this state")
+
     def _word(self, key: int, joint: Sequence[Term]) -> int:
         """The state's int with the joint move's input bits; checks legality."""
         entries = self._move_entries
@@ -240,13 +321,17 @@ class PropnetStateMachine:
         r = self._role_index.get(role)
         if r is None:
             r = self._role(role)
+        if self._native is not None:
+            moves: tuple[Term, ...] = self._native.legal(state.key, r)
+            return moves
+        assert self._single is not None
         mask = self._single.legal[r](state.key)  # type: ignore[arg-type]
         table = self._legal_tables[r]
-        moves = table.get(mask)
-        if moves is None:
+        found = table.get(mask)
+        if found is None:
             all_moves = self._net.moves[r]
-            moves = table[mask] = tuple(m for i, m in enumerate(all_moves) if mask >> i & 1)
-        return moves
+            found = table[mask] = tuple(m for i, m in enumerate(all_moves) if mask >> i & 1)
+        return found
 
     def next_state(self, state: State, joint: Sequence[Term]) -> State:
         """The state after ``joint`` (one move per role, in role order).
@@ -256,13 +341,31 @@ class PropnetStateMachine:
         """
         if state.owner is not self:
             self._key(state)
+        native = self._native
+        if native is not None:
+            try:
+                successor: State = native.step(state.key, joint, self)
+                return successor
+            except self._illegal as e:
+                raise self._illegal_move(e, joint) from None
+            except ValueError as e:
+                raise GameError(str(e)) from None
+        assert self._single is not None
         return State(self._single.next(self._word(state.key, joint)), self)  # type: ignore[arg-type]
 
     def percepts(self, state: State, joint: Sequence[Term], role: Const) -> frozenset[Term]:
         """What ``role`` sees when ``joint`` is played in ``state``."""
         key = self._key(state)
         r = self._role(role)
-        mask = self._single.sees[r](self._word(key, joint))
+        native = self._native
+        if native is not None:
+            try:
+                mask = native.sees(key, self._indices(joint), r)
+            except self._illegal as e:
+                raise self._illegal_move(e, joint) from None
+        else:
+            assert self._single is not None
+            mask = self._single.sees[r](self._word(key, joint))
         table = self._percept_tables[r]
         found = table.get(mask)
         if found is None:
@@ -274,11 +377,20 @@ class PropnetStateMachine:
         """Whether ``state`` is terminal."""
         if state.owner is not self:
             self._key(state)
+        if self._native is not None:
+            terminal: bool = self._native.terminal(state.key)
+            return terminal
+        assert self._single is not None
         return bool(self._single.terminal(state.key))  # type: ignore[arg-type]
 
     def goals(self, state: State) -> tuple[int, ...]:
         """Each role's goal value in ``state`` (the largest if several, 0 if none)."""
-        return self._single.goals(self._key(state))
+        key = self._key(state)
+        if self._native is not None:
+            goals: tuple[int, ...] = self._native.goals(key)
+            return goals
+        assert self._single is not None
+        return self._single.goals(key)
 
     def state_facts(self, state: State) -> frozenset[Term]:
         """The true base propositions of ``state``."""
@@ -290,6 +402,9 @@ class PropnetStateMachine:
         """The state's 64-bit Zobrist key: the XOR of
         :func:`~ggp.reasoning.state_machine.fact_hash64` over its true facts."""
         key = self._key(state)
+        if self._native is not None:
+            zobrist: int = self._native.zobrist(key)
+            return zobrist
         table = self._zobrist_table
         if table is None:
             words = [fact_hash64(fact) for fact in self._net.base]
@@ -351,15 +466,78 @@ class PropnetStateMachine:
         if not isinstance(batch, StateBatch) or batch.owner is not self:
             raise GameError("the batch was not made by this machine")
 
+    def _rows(self, batch: StateBatch) -> npt.NDArray[np.uint64]:
+        """``[N, ceil(num_base / 64)]`` the batch's states as the native kernel's rows."""
+        n_base = len(self._net.base)
+        words = (n_base + 63) // 64
+        if not batch.bits:
+            return np.zeros((batch.size, words), dtype=np.uint64)
+        matrix = ints_to_bits(batch.bits, batch.size)  # [num_base, N]
+        packed = np.packbits(matrix.T, axis=1, bitorder="little")  # [N, ceil(num_base / 8)]
+        rows = np.zeros((batch.size, words * 8), dtype=np.uint8)
+        rows[:, : packed.shape[1]] = packed
+        return rows.view(np.uint64)
+
+    def _batch_from_rows(self, rows: npt.NDArray[np.uint64]) -> StateBatch:
+        n_base = len(self._net.base)
+        bits = np.unpackbits(rows.view(np.uint8), axis=1, count=n_base, bitorder="little")
+        ints = bits_to_ints(np.ascontiguousarray(bits.T).view(bool)) if n_base else []
+        return StateBatch(tuple(ints), len(rows), self)
+
+    def _evaluate(
+        self,
+        batch: StateBatch,
+        moves: npt.NDArray[np.int32] | None = None,
+        *,
+        legal: bool = False,
+        terminal: bool = False,
+        goals: bool = False,
+        next_rows: bool = False,
+        sees: bool = False,
+    ) -> dict[str, Any]:
+        """One native bit-sliced evaluation of ``batch``; the outputs asked for, by name."""
+        n = batch.size
+        net = self._net
+        out: dict[str, Any] = {}
+        if legal:
+            out["legal"] = np.zeros((n, sum(len(m) for m in net.moves)), dtype=np.uint8)
+        if terminal:
+            out["terminal"] = np.zeros(n, dtype=np.uint8)
+        if goals:
+            out["goals"] = np.zeros((n, len(self._roles)), dtype=np.int64)
+        if next_rows:
+            out["next"] = np.zeros((n, (len(net.base) + 63) // 64), dtype=np.uint64)
+        if sees:
+            out["sees"] = np.zeros((n, sum(len(p) for p in net.percepts)), dtype=np.uint8)
+        self._native.evaluate(
+            self._rows(batch),
+            None if moves is None else np.ascontiguousarray(moves, dtype=np.int32),
+            n,
+            *(out.get(name) for name in ("legal", "terminal", "goals", "next", "sees")),
+        )
+        return out
+
+    def _role_columns(self, r: int, percepts: bool = False) -> slice:
+        groups = self._net.percepts if percepts else self._net.moves
+        start = sum(len(g) for g in groups[:r])
+        return slice(start, start + len(groups[r]))
+
     def legal_batch(self, batch: StateBatch, role: Const) -> npt.NDArray[np.bool_]:
         """``[N, len(all_moves(role))]`` bool: which moves of ``role`` are legal where."""
         self._check_batch(batch)
-        ints = self.compiled_batch.legal[self._role(role)](batch.bits, batch.mask)
+        r = self._role(role)
+        if self._native is not None:
+            legal = self._evaluate(batch, legal=True)["legal"][:, self._role_columns(r)]
+            return np.ascontiguousarray(legal).view(bool)
+        ints = self.compiled_batch.legal[r](batch.bits, batch.mask)
         return np.ascontiguousarray(ints_to_bits(list(ints), batch.size).T)
 
     def terminal_batch(self, batch: StateBatch) -> npt.NDArray[np.bool_]:
         """``[N]`` bool: which states are terminal."""
         self._check_batch(batch)
+        if self._native is not None:
+            flags: npt.NDArray[np.bool_] = self._evaluate(batch, terminal=True)["terminal"]
+            return flags.view(bool)
         value = self.compiled_batch.terminal(batch.bits, batch.mask)
         terminal: npt.NDArray[np.bool_] = ints_to_bits([value], batch.size)[0]
         return terminal
@@ -367,6 +545,9 @@ class PropnetStateMachine:
     def goals_batch(self, batch: StateBatch) -> npt.NDArray[np.int64]:
         """``[N, num_roles]`` int64: each role's goal value in each state."""
         self._check_batch(batch)
+        if self._native is not None:
+            goals: npt.NDArray[np.int64] = self._evaluate(batch, goals=True)["goals"]
+            return goals
         ints = self.compiled_batch.goals(batch.bits, batch.mask)
         return self._goal_values(ints, batch.size)
 
@@ -386,32 +567,43 @@ class PropnetStateMachine:
                 row += 1
         return goals
 
-    def _inputs_from_indices(
-        self, moves: npt.ArrayLike, n: int, check: StateBatch | None
-    ) -> list[int]:
-        """Input ints from ``[N, num_roles]`` move indices (into ``all_moves``)."""
+    def _move_indices(
+        self, moves: npt.ArrayLike, batch: StateBatch
+    ) -> tuple[npt.NDArray[np.int64], list[npt.NDArray[np.bool_]]]:
+        """Checked ``[N, num_roles]`` move indices, and each role's ``[M_r, N]`` one-hot."""
+        n = batch.size
         indices = np.asarray(moves, dtype=np.int64)
         if indices.shape != (n, len(self._roles)):
             raise GameError(
                 f"moves must have shape [N, num_roles] = [{n}, {len(self._roles)}], "
                 f"got {list(indices.shape)}"
             )
-        d = [0] * len(self._net.inputs)
+        legal_all = self._evaluate(batch, legal=True)["legal"] if self._native is not None else None
+        onehots = []
         for r, move_inputs in enumerate(self._net.move_inputs):
             column = indices[:, r]
             count = len(move_inputs)
             if n and (column.min() < 0 or column.max() >= count):
                 raise GameError(f"move index out of range for role {self._roles[r]}")
             onehot = column[None, :] == np.arange(count)[:, None]  # [M_r, N]
-            if check is not None:
-                legal = ints_to_bits(list(self.compiled_batch.legal[r](check.bits, check.mask)), n)
-                bad = onehot & ~legal
-                if bad.any():
-                    i, state = np.argwhere(bad)[0]
-                    raise GameError(
-                        f"illegal move {self._net.moves[r][i]} for role {self._roles[r]} "
-                        f"in state {state} of the batch"
-                    )
+            if legal_all is not None:
+                legal = legal_all[:, self._role_columns(r)].T.astype(bool)
+            else:
+                legal = ints_to_bits(list(self.compiled_batch.legal[r](batch.bits, batch.mask)), n)
+            bad = onehot & ~legal
+            if bad.any():
+                i, state = np.argwhere(bad)[0]
+                raise GameError(
+                    f"illegal move {self._net.moves[r][i]} for role {self._roles[r]} "
+                    f"in state {state} of the batch"
+                )
+            onehots.append(onehot)
+        return indices, onehots
+
+    def _inputs_from_onehots(self, onehots: list[npt.NDArray[np.bool_]]) -> list[int]:
+        """The bit-sliced input ints of the Python backend."""
+        d = [0] * len(self._net.inputs)
+        for move_inputs, onehot in zip(self._net.move_inputs, onehots, strict=True):
             for i, value in enumerate(bits_to_ints(onehot)):
                 d[move_inputs[i]] = value
         return d
@@ -428,7 +620,11 @@ class PropnetStateMachine:
             GameError: A move is illegal in its state, or ``moves`` has a wrong shape.
         """
         self._check_batch(batch)
-        d = self._inputs_from_indices(moves, batch.size, batch)
+        indices, onehots = self._move_indices(moves, batch)
+        if self._native is not None:
+            rows = self._evaluate(batch, indices.astype(np.int32), next_rows=True)["next"]
+            return self._batch_from_rows(rows)
+        d = self._inputs_from_onehots(onehots)
         bits = self.compiled_batch.next(batch.bits, d, batch.mask)
         return StateBatch(tuple(bits), batch.size, self)
 
@@ -444,12 +640,16 @@ class PropnetStateMachine:
         """
         self._check_batch(batch)
         r = self._role(role)
-        d = self._inputs_from_indices(moves, batch.size, batch)
+        indices, onehots = self._move_indices(moves, batch)
+        if self._native is not None:
+            sees = self._evaluate(batch, indices.astype(np.int32), sees=True)["sees"]
+            return np.ascontiguousarray(sees[:, self._role_columns(r, percepts=True)]).view(bool)
+        d = self._inputs_from_onehots(onehots)
         ints = self.compiled_batch.sees[r](batch.bits, d, batch.mask)
         return np.ascontiguousarray(ints_to_bits(list(ints), batch.size).T)
 
     def next_states(self, state: State, joint_moves: Sequence[JointMove]) -> list[State]:
-        """The successors of one state under many joint moves, in one batched call.
+        """The successors of one state under many joint moves, in one call.
 
         Raises:
             GameError: Foreign state, or a joint move that is malformed or illegal.
@@ -458,6 +658,18 @@ class PropnetStateMachine:
         n = len(joint_moves)
         if n == 0:
             return []
+        native = self._native
+        if native is not None:
+            step = native.step
+            states = []
+            for joint in joint_moves:
+                try:
+                    states.append(step(key, joint, self))
+                except self._illegal as e:
+                    raise self._illegal_move(e, joint) from None
+                except ValueError as e:
+                    raise GameError(str(e)) from None
+            return states
         for joint in joint_moves:
             self._word(key, joint)  # validates
         m = (1 << n) - 1
@@ -472,10 +684,20 @@ class PropnetStateMachine:
         result = self.compiled_batch.next(bits, d, m)
         return self.states_from_batch(StateBatch(tuple(result), n, self))
 
+    def expand(self, state: State) -> tuple[tuple[tuple[Term, ...], ...], list[State]]:
+        """Each role's legal moves and the successor of every legal joint move, in
+        ``itertools.product`` order (the last role fastest), in one call."""
+        key = self._key(state)
+        if self._native is not None:
+            legal, states = self._native.children(key, self)
+            return legal, states
+        legal = tuple(self.legal_moves(state, role) for role in self._roles)
+        return legal, self.next_states(state, list(itertools.product(*legal)))
+
     def children(self, state: State) -> list[tuple[JointMove, State]]:
-        """Every legal joint move in ``state`` with its successor (one batched call)."""
-        joints = list(itertools.product(*(self.legal_moves(state, role) for role in self._roles)))
-        return list(zip(joints, self.next_states(state, joints), strict=True))
+        """Every legal joint move in ``state`` with its successor (one call)."""
+        legal, states = self.expand(state)
+        return list(zip(itertools.product(*legal), states, strict=True))
 
     def random_playouts(
         self,
@@ -499,6 +721,29 @@ class PropnetStateMachine:
         Returns:
             Goals, lengths and which playouts finished.
         """
+        if self._native is not None:
+            if isinstance(start, State):
+                rows = np.repeat(ints_to_words([self._key(start)], len(self._net.base)), n, axis=0)
+            else:
+                self._check_batch(start)
+                if start.size != n:
+                    raise GameError(f"the batch has {start.size} states, not {n}")
+                rows = self._rows(start)
+            goals_out = np.zeros((n, len(self._roles)), dtype=np.int64)
+            lengths_out = np.zeros(n, dtype=np.int64)
+            finished_out = np.zeros(n, dtype=np.uint8)
+            seed = int(rng.integers(0, 2**63))
+            self._native.playouts(
+                np.ascontiguousarray(rows),
+                n,
+                seed,
+                max_steps,
+                goals_out,
+                lengths_out,
+                finished_out,
+                playout_lane_words(len(self._net.ops)),
+            )
+            return PlayoutResult(goals_out, lengths_out, finished_out.view(bool))
         batch = self.repeat_state(start, n) if isinstance(start, State) else start
         self._check_batch(batch)
         if batch.size != n:

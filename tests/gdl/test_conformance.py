@@ -8,7 +8,6 @@ warning naming each rule and variable. Without the corpus these tests skip.
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -65,7 +64,7 @@ def test_the_corpus_holds_the_files_these_tests_expect() -> None:
     names = {_name(path) for path in CORPUS}
     assert set(INVALID) <= names
     assert set(UNSAFE) <= names
-    assert len(SCALE) == 3
+    assert len(SCALE) == 4  # three generated Battlesnake games and chess
     assert len(names) >= 42
 
 
@@ -103,16 +102,15 @@ def test_unsafe_corpus_rules_are_errors_when_strict(name: str) -> None:
 
 @requires_shared
 @pytest.mark.parametrize("path", SCALE, ids=corpus_ids(SCALE))
-def test_scale_files_validate_quickly(path: Path) -> None:
+def test_scale_files_validate(path: Path) -> None:
+    # How fast: benchmarks/bench_parser.py (speed is never asserted in a test).
     description = parse_file(path)
-    start = time.perf_counter()
-    problems = validate(description)
-    elapsed_s = time.perf_counter() - start
-    assert problems == []
-    assert elapsed_s < 1.0, f"validate took {elapsed_s:.2f} s on {len(description)} rules"
+    assert validate(description) == []
     summary = summarize(description)
-    assert summary.has_random
-    assert summary.roles[-1] == "random"
+    if path.name.startswith("bsnake"):  # the generated Battlesnake games: food by chance
+        assert summary.has_random and summary.roles[-1] == "random"
+    else:  # chess.kif
+        assert summary.roles == ("white", "black") and not summary.has_random
 
 
 @requires_shared
