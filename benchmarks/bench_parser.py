@@ -1,7 +1,9 @@
-"""Parser speed: lines per second on a 5,000-line KIF file (issue: >= 20,000 lines/s).
+"""Parser speed: lines per second on a 5,000-line KIF file (issue: >= 20,000 lines/s),
+and the validator's time on the large scale files (target: under 1 s each).
 
 The file is made by concatenating real game descriptions (the public corpus in ../shared
 when present, else games/) until it has 5,000 lines. Prints the median of several runs.
+The scale files (../shared/scale) are validated when the corpus is present.
 
     python benchmarks/bench_parser.py [--lines 5000] [--repeats 15]
 """
@@ -13,7 +15,8 @@ import statistics
 import time
 from pathlib import Path
 
-from ggp.gdl.parser import _get_parser, parse_text
+from ggp.gdl.parser import _get_parser, parse_file, parse_text
+from ggp.gdl.validate import validate
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -74,6 +77,19 @@ def main() -> None:
         f"| concatenated corpus | {lines:,} | {len(description.rules):,} | {cold:.3f} | "
         f"{median:.3f} | {lines / median:,.0f} |"
     )
+    scale = sorted((ROOT.parent / "shared" / "scale").glob("*.kif"))
+    if scale:
+        print()
+        print("| scale file | rules | validate s (median of 3) |")
+        print("| --- | --- | --- |")
+    for path in scale:
+        description = parse_file(path)
+        runs = []
+        for _ in range(3):
+            start = time.perf_counter()
+            validate(description)
+            runs.append(time.perf_counter() - start)
+        print(f"| {path.name} | {len(description.rules):,} | {statistics.median(runs):.3f} |")
 
 
 if __name__ == "__main__":

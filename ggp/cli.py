@@ -158,12 +158,21 @@ def cmd_play(args: argparse.Namespace) -> int:
     seed: int = args.seed if args.seed is not None else secrets.randbits(32)
     streams = np.random.SeedSequence(seed).spawn(len(game.player_roles) + 1)
     players: dict[Const, Player] = {}
+    warned = False
     for player_role, stream in zip(game.player_roles, streams[1:], strict=True):
         rng = np.random.default_rng(stream)
         if player_role == role:
             players[player_role] = HumanPlayer(sys.stdin, sys.stdout, show_board=public, rng=rng)
-        else:
-            players[player_role] = make_player(args.vs, rng, game)
+            continue
+        player = make_player(args.vs, rng, game)
+        reason = getattr(player, "search_only", None)  # cfr+nn without a fitting network
+        if reason is not None and not warned:
+            print(
+                f"warning: {args.vs}: {reason}; playing the search-only cfr player instead",
+                file=sys.stderr,
+            )
+            warned = True
+        players[player_role] = player
     opponents = [r.name for r in game.player_roles if r != role]
     against = f"{args.vs} as {' '.join(opponents)}" if opponents else "nobody but chance"
     print(f"{args.game}: you play {role} against {against} (seed {seed}).")
@@ -385,6 +394,17 @@ def _add_info_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     info.set_defaults(handler=cmd_info)
 
 
+def _player_spec(text: str) -> str:
+    """``text`` if it is a player spec (``NAME`` or ``NAME:ARGUMENT``), for argparse."""
+    from ggp.players.registry import parse_spec
+
+    try:
+        parse_spec(text)
+    except GGPError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
+
+
 def _add_play_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from ggp.players.registry import PLAYER_SPECS
 
@@ -407,10 +427,11 @@ def _add_play_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     )
     play.add_argument(
         "--vs",
-        choices=[spec.name for spec in PLAYER_SPECS],
+        type=_player_spec,
         default="random",
-        metavar="PLAYER",
-        help=f"who plays the other roles (default random; {players})",
+        metavar="SPEC",
+        help=f"who plays the other roles, a player spec with its options (default random; "
+        f"{players})",
     )
     play.add_argument(
         "--seed", type=int, default=None, help="seed of the match (default: a fresh one, printed)"

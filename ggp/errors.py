@@ -11,8 +11,15 @@ is known, by the offending line and a caret under the column (as lark's
     │   ├── GDLSyntaxError      text that is not well-formed KIF
     │   └── GDLSemanticError    well-formed KIF that breaks a rule of GDL / GDL-II
     ├── GameError               misuse of a Game: illegal move, unknown role, foreign state
-    │   └── GroundingError      a game too large to ground within the configured limits
+    │   ├── GroundingError      a game too large to ground within the configured limits
+    │   └── TreeSizeError       a game tree larger than a search's node limit
+    ├── NoConsistentHistoryError  no history of the rules explains a role's observations
     └── ProtocolError           a malformed message from a game manager
+
+:class:`NoConsistentHistoryError` is not a :class:`GameError` on purpose: a player that
+cannot place its observations (they contradict the rules, or the sampler's limits ran
+out) falls back to a move it knows to be legal, while a :class:`GameError` (misuse, or a
+bug in the engine) is never mistaken for it.
 """
 
 from __future__ import annotations
@@ -24,6 +31,8 @@ __all__ = [
     "GDLSemanticError",
     "GameError",
     "GroundingError",
+    "TreeSizeError",
+    "NoConsistentHistoryError",
     "ProtocolError",
 ]
 
@@ -113,6 +122,21 @@ class GameError(GGPError):
 
 class GroundingError(GameError):
     """A game whose grounding would exceed the configured size limit."""
+
+
+class TreeSizeError(GameError):
+    """A game tree that would exceed the node limit of a search (search less deep)."""
+
+
+class NoConsistentHistoryError(GGPError):
+    """No full history of the rules explains a role's observations.
+
+    Raised by the history samplers when the observations contradict the rules (a game
+    manager that reports other percepts than the rules give, say) or when no consistent
+    history was found within a sampler's limits (attempts, expanded states). A player's
+    search catches this one error to fall back to a legal move; anything else is a bug
+    or misuse and is not caught there.
+    """
 
 
 class ProtocolError(GGPError):

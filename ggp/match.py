@@ -2,7 +2,8 @@
 
 Each player is told only what its role may know (its applied move and its percepts, as a
 GDL-II game manager tells it). A reply that is late, illegal or an exception is replaced
-by a uniformly random legal move, and the replacement is recorded.
+by a uniformly random legal move, and the replacement is recorded (an exception is also
+logged with its traceback).
 """
 
 from __future__ import annotations
@@ -100,8 +101,10 @@ def _ask(player: Player, observation: Observation, play_clock_s: float) -> _Answ
     started = time.monotonic()
     try:
         move = player.play(observation, started + play_clock_s)
-    except Exception as e:  # a player's failure must not end the match
-        logger.warning("player %s failed at step %d: %r", player.name, observation.turn, e)
+    except Exception as e:  # a player's failure must not end the match, nor go unnoticed
+        logger.error(
+            "player %s failed at step %d: %r", player.name, observation.turn, e, exc_info=e
+        )
         return _Answer(None, f"error: {e}", time.monotonic() - started)
     return _Answer(move, "", time.monotonic() - started)
 

@@ -80,12 +80,24 @@ def test_check_refuses_a_bad_file_with_its_position(
 
 def test_check_refuses_a_semantic_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     game = tmp_path / "arity.gdl"
-    game.write_text(
-        TICTACTOE + "\n(<= (legal xplayer (mark 1 2 3)) (true (control xplayer)) (p))\n"
-    )
+    game.write_text(TICTACTOE + "\n(<= (legal xplayer (mark 1) 3) (true (control xplayer)))\n")
     assert main(["check", str(game), "--playouts", "0"]) == 2
     err = capsys.readouterr().err
-    assert f"{game}:" in err and "error" in err
+    assert f"{game}:" in err and "legal always has arity 2" in err
+
+
+def test_check_warns_of_a_function_with_two_arities(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = tmp_path / "arity.gdl"
+    game.write_text(TICTACTOE + "\n(<= (legal xplayer (mark 1 2)) (true (control xplayer)))\n")
+    assert main(["check", str(game), "--playouts", "0"]) == 0
+    captured = capsys.readouterr()
+    assert f"{game}:21:1: warning: function mark used with arity 2 here and arity 1 at" in (
+        captured.err
+    )
+    assert "warnings: 1" in captured.out
+    assert main(["check", str(game), "--playouts", "0", "--strict"]) == 2
 
 
 @pytest.mark.skipif(not (GAMES / "meier.gdl").exists(), reason="games/meier.gdl not written yet")
@@ -104,11 +116,15 @@ def test_check_meier_through_the_console_script() -> None:
 
 
 @requires_shared
-def test_check_refuses_the_invalid_corpus_file(capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_refuses_the_invalid_corpus_file_when_strict(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     path = SHARED / "gdl" / "ggp-base-tests" / "test_invalid_sentence_arities_differ.kif"
-    assert main(["check", str(path)]) == 2
+    assert main(["check", str(path), "--playouts", "0"]) == 0  # a warning: managers play it
+    assert f"{path}:14:1: warning: relation foo" in capsys.readouterr().err
+    assert main(["check", str(path), "--strict"]) == 2
     err = capsys.readouterr().err
-    assert f"{path}:" in err
+    assert f"{path}:14:1: relation foo used with arity 2 here" in err
 
 
 def test_bench_prints_every_mode(capsys: pytest.CaptureFixture[str]) -> None:
@@ -130,3 +146,27 @@ def test_solve_kuhn_prints_value_policy_and_exploitability(
     assert "p2 [noop / (my_card q); noop / (played p1 bet)]: call 0.333, fold 0.667" in out
     exploitability = float(out.split("exploitability: ")[1].split()[0])
     assert exploitability < 25 * 1e-3  # 1e-3 chips; a chip is 25 goal points here
+
+
+@requires_shared
+def test_play_vs_a_spec_with_options_and_a_network_of_other_rules(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The corpus meier.kif with the network of games/meier.gdl (other rules): the opponent
+    # is the search-only cfr player, with one warning, and never the random fallback.
+    import io
+
+    checkpoint = Path(__file__).resolve().parents[1] / "checkpoints" / "meier" / "latest.pt"
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * 60))
+    path = str(SHARED / "gdl" / "gdl2" / "meier.kif")
+    status = main(
+        ["play", path, "--as", "p2", "--vs", f"cfr+nn:{checkpoint},mix=0.5", "--seed", "3"]
+    )
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    warnings = [line for line in err.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "was trained for" in warnings[0]
+    assert "search-only cfr" in warnings[0]
+    assert "Goals: " in out and "replaced the move" not in out
+    with pytest.raises(SystemExit):
+        main(["play", path, "--vs", "random:x"])  # random takes no argument

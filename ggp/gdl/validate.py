@@ -8,11 +8,15 @@ The checks follow the GDL specification (Love, Hinrichs, Haley, Schkufza and Gen
 extension (Thielscher, "A General Game Description Language for Incomplete Information
 Games", AAAI 2010):
 
-1. Arity: every relation symbol and every function symbol has one arity; the keywords
-   and the built-ins ``not``, ``distinct``, ``or`` have their fixed arities. Relations
-   and functions are separate namespaces (``(true (cell 1 1 b))`` and a relation
-   ``cell`` may coexist), and a constant is not compared with a function of the same
-   name.
+1. Arity: the keywords and the built-ins ``not``, ``distinct``, ``or`` have their fixed
+   arities (:mod:`ggp.gdl.keywords`). Every other relation symbol and every function
+   symbol should have one arity; one used with two is a warning naming both positions
+   (an error with ``strict=True``): games written by others do it (a public Mastermind
+   for GDL-II uses ``(set 1 ?c)`` and ``(set ?a ?b ?c ?d)``), the Prolog-based managers
+   of the GDL literature (the Dresden GameController) play them, reading ``set/2`` and
+   ``set/4`` as two symbols, and so does ggp. Relations and functions are separate
+   namespaces (``(true (cell 1 1 b))`` and a relation ``cell`` may coexist), and a
+   constant is not compared with a function of the same name.
 2. Safety: every variable of the head, of a negated literal and of a ``distinct``
    occurs in a positive literal of the body (inside ``or``, only a variable bound in
    every disjunct counts). Unsafe rules are warnings, errors with ``strict=True``.
@@ -59,6 +63,7 @@ from typing import NamedTuple
 
 from ggp.errors import GDLError, GDLSemanticError
 from ggp.gdl.graph import strongly_connected_components
+from ggp.gdl.keywords import BUILTIN_ARITIES, KEYWORD_ARITIES, RANDOM_ROLE
 from ggp.gdl.terms import Const, Description, Func, Rule, Span, Term, Var
 
 __all__ = [
@@ -68,23 +73,6 @@ __all__ = [
     "check",
     "summarize",
 ]
-
-#: The fixed arity of each relation keyword of GDL and GDL-II.
-KEYWORD_ARITIES: Mapping[str, int] = MappingProxyType(
-    {
-        "role": 1,
-        "init": 1,
-        "true": 1,
-        "next": 1,
-        "legal": 2,
-        "does": 2,
-        "goal": 2,
-        "sees": 2,
-        "terminal": 0,
-        "base": 1,
-        "input": 2,
-    }
-)
 
 #: Keywords a game cannot do without: a game needs players, moves, an end and payoffs.
 _REQUIRED = ("role", "legal", "goal", "terminal")
@@ -115,9 +103,7 @@ _FORBIDDEN_DEPENDENCIES: Mapping[str, tuple[str, ...]] = MappingProxyType(
 )
 
 #: Built-in connectives: name -> (fewest, most) arguments (most -1: unbounded).
-_BUILTINS: Mapping[str, tuple[int, int]] = MappingProxyType(
-    {"not": (1, 1), "distinct": (2, 2), "or": (1, -1)}
-)
+_BUILTINS = BUILTIN_ARITIES
 
 #: The order of :attr:`DescriptionSummary.rule_counts`.
 _COUNTED = ("role", "init", "legal", "next", "sees", "goal", "terminal", "base", "input")
@@ -312,6 +298,8 @@ class _Validator:
         self.rule_atoms: list[tuple[list[_Atom], list[tuple[Term, Span]]]] = [
             _body_atoms(rule) for rule in description.rules
         ]
+        #: (kind, name, arity) of the symbols already reported with a second arity.
+        self.two_arities: set[tuple[str, str, int]] = set()
 
     def error(self, message: str, span: Span, *, warning: bool = False) -> None:
         self.errors.append(
@@ -382,11 +370,7 @@ class _Validator:
             first = relations.setdefault(name, (arity, span))
             if first[0] != arity:
                 reported.add(key)
-                self.error(
-                    f"relation {name} used with arity {arity} here "
-                    f"and arity {first[0]} at line {first[1].line}",
-                    span,
-                )
+                self._two_arities("relation", name, arity, first, span)
 
     def _function_arities(
         self,
@@ -401,11 +385,23 @@ class _Validator:
             key = ("function", name, arity)
             if first[0] != arity and key not in reported:
                 reported.add(key)
-                self.error(
-                    f"function {name} used with arity {arity} here "
-                    f"and arity {first[0]} at line {first[1].line}",
-                    span,
-                )
+                self._two_arities("function", name, arity, first, span)
+
+    def _two_arities(
+        self, kind: str, name: str, arity: int, first: tuple[int, Span], span: Span
+    ) -> None:
+        """A symbol used with a second arity: a warning (an error when strict), once per
+        symbol and arity, naming both positions."""
+        key = (kind, name, arity)
+        if key in self.two_arities:
+            return
+        self.two_arities.add(key)
+        where = f"line {first[1].line}, column {first[1].column}"
+        self.error(
+            f"{kind} {name} used with arity {arity} here and arity {first[0]} at {where}",
+            span,
+            warning=not self.strict,
+        )
 
     def _builtin_arities(
         self, literal: Term, span: Span, reported: set[tuple[str, str, int]]
@@ -441,7 +437,7 @@ class _Validator:
                     f"{head} may appear only in rule bodies, not as the head {rule.head}",
                     rule.span,
                 )
-            if head == "random":
+            if head == RANDOM_ROLE:
                 self.error(
                     "random is reserved for the chance player, (role random); "
                     f"it cannot name a relation, as in {rule.head}",
@@ -461,7 +457,7 @@ class _Validator:
                         f"not in the body literal {atom.term}",
                         atom.span,
                     )
-                elif name == "random":
+                elif name == RANDOM_ROLE:
                     seen.add(name)
                     self.error(
                         "random is reserved for the chance player, (role random); "
@@ -739,7 +735,7 @@ def summarize(description: Description) -> DescriptionSummary:
                 roles[player.name] = None
     return DescriptionSummary(
         roles=tuple(roles),
-        has_random="random" in roles,
+        has_random=RANDOM_ROLE in roles,
         has_sees=counts["sees"] > 0,
         rule_counts=tuple(counts.items()),
     )

@@ -11,7 +11,7 @@ over the old one (``os.replace``), so a crash leaves the old or the new file, ne
 of one.
 
 :func:`load_network` refuses a checkpoint made for another game (another digest or
-another encoding), naming both games.
+another encoding), naming both games (:class:`CheckpointMismatchError`).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from ggp.nn.features import EncodingSignature, GameEncoding
 from ggp.nn.model import NetShape, PolicyValueNet
 
 __all__ = [
+    "CheckpointMismatchError",
     "CheckpointMetadata",
     "Checkpoint",
     "save_checkpoint",
@@ -43,6 +44,10 @@ __all__ = [
 ]
 
 FORMAT_VERSION = 1
+
+
+class CheckpointMismatchError(GameError):
+    """A checkpoint trained for other rules (or another encoding) than the game's."""
 
 
 @dataclass(frozen=True)
@@ -190,13 +195,13 @@ def check_game(metadata: CheckpointMetadata, encoding: GameEncoding, path: Path)
     """Refuse a checkpoint trained for another game.
 
     Raises:
-        GameError: The game's rules or encoding differ from the checkpoint's.
+        CheckpointMismatchError: The game's rules or encoding differ from the checkpoint's.
     """
     here = encoding.signature
     there = metadata.signature
     if here != there:
         what = "rules" if here.game_digest != there.game_digest else "encoding"
-        raise GameError(
+        raise CheckpointMismatchError(
             f"{path} was trained for {metadata.game}, not for "
             f"{encoding.game.description.path} (the {what} differ): train a network for "
             f"this game with `ggp train {encoding.game.description.path}`"
@@ -207,7 +212,8 @@ def load_network(path: Path, game: Game) -> tuple[PolicyValueNet, GameEncoding, 
     """The network of a checkpoint, checked against ``game``.
 
     Raises:
-        GameError: No checkpoint there, or it was trained for another game.
+        GameError: No checkpoint there, or not a ggp checkpoint.
+        CheckpointMismatchError: It was trained for another game.
     """
     checkpoint = load_checkpoint(path)
     encoding = GameEncoding(game)

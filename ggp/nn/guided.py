@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ggp.errors import GameError
+from ggp.errors import TreeSizeError
 from ggp.game import Game
 from ggp.gdl.terms import Const, Term
 from ggp.nn.net_evaluator import NetEvaluator
@@ -160,7 +160,7 @@ def solve_subgame(
     :func:`~ggp.search.tree.build_tree`.
 
     Raises:
-        GameError: Not even a depth-1 tree fits in ``max_nodes``.
+        TreeSizeError: Not even a depth-1 tree fits in ``max_nodes``.
     """
     observations = ObservationIndex()
     tree: GameTree | None = None
@@ -180,7 +180,7 @@ def solve_subgame(
                 observations=observations,
                 root_moves=root_moves,
             )
-        except GameError:
+        except TreeSizeError:
             if tree is None:
                 raise
             break

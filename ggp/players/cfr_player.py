@@ -6,7 +6,13 @@ running CFR+ on each tree, and play from the policy of the player's own informat
 at the root — which is keyed by its observation history, so the player never acts on
 hidden information it does not have.
 
-It is anytime: before any search finishes, a uniformly random legal move is ready.
+It is anytime: if no tree is solved in time, it plays uniformly among the moves legal at
+every sampled root; if not even the roots are sampled in time, or no history of the
+rules explains the observations (:class:`~ggp.errors.NoConsistentHistoryError`), it
+falls back to a random move legal in its history tracker's history of the latest
+observations (:class:`~ggp.players.history_tracker.HistoryTracker`, never an older,
+shorter one). Those two are the only failures it falls back from: any other error (a
+bug, misuse of the engine) propagates to whoever asked for the move.
 
 Python's cyclic garbage collector: what survives a move (the transition cache, the
 sampler's belief, often half a million objects) is frozen out of its scans
@@ -27,20 +33,17 @@ from typing import Literal
 
 import numpy as np
 
-from ggp.errors import GameError
+from ggp.errors import GameError, NoConsistentHistoryError, TreeSizeError
 from ggp.gdl.terms import Term
 from ggp.players.base import MatchInfo, Observation
-from ggp.players.random_player import HistoryTracker
+from ggp.players.history_tracker import HistoryTracker
 from ggp.search.cfr import Algorithm, CFRSolver, FloatArray
+from ggp.search.clock import OutOfTime
+from ggp.search.consistency import SampledHistory
 from ggp.search.evaluator import Evaluator, RolloutEvaluator
-from ggp.search.sampler import HistorySampler, PosteriorSampler, SampledHistory, live_roots
-from ggp.search.tree import (
-    GameTree,
-    ObservationIndex,
-    OutOfTime,
-    build_tree,
-    choosable_moves,
-)
+from ggp.search.posterior import PosteriorSampler
+from ggp.search.sampler import HistorySampler, live_roots
+from ggp.search.tree import GameTree, ObservationIndex, build_tree, choosable_moves
 
 __all__ = ["CFRPlayer", "CFRSettings", "SearchResult", "MIN_SAMPLES"]
 
@@ -91,7 +94,7 @@ class CFRSettings:
         model_weight: Probability with which the other roles play the player's model of
             them in the search (a restricted Nash response, :meth:`CFRSolver.restrict`):
             0 solves for an equilibrium; more exploits the model, here uniformly random
-            play (:class:`~ggp.nn.player.NetCFRPlayer`: its network's).
+            play (:class:`~ggp.players.net_player.NetCFRPlayer`: its network's).
     """
 
     min_time_s: float = 0.2
@@ -176,10 +179,19 @@ class CFRPlayer:
         _collect_frozen()
 
     def play(self, observation: Observation, deadline: float) -> Term:
+        """The move for ``observation``, chosen before ``deadline``.
+
+        Raises:
+            OutOfTime: Not even a history of the latest observations was found in time,
+                so no move is known to be legal (the referee plays one).
+        """
         try:
-            return self._play(observation, deadline)
+            move = self._play(observation, deadline)
         finally:
             gc.freeze()  # see the module docstring
+        if self._tracker is not None:
+            self._tracker.replied(move)
+        return move
 
     def _play(self, observation: Observation, deadline: float) -> Term:
         started = time.monotonic()
@@ -190,23 +202,38 @@ class CFRPlayer:
         settings = self.settings
         stop_at = min(deadline - settings.margin_s, started + settings.max_time_s)
         # Usually one cheap step; at most half the budget when the tracker has to look
-        # for a consistent history afresh (then its moves may be a guess).
-        moves = tracker.legal_moves(started + (stop_at - started) / 2)
-        fallback = moves[int(self.rng.integers(len(moves)))]
+        # for a consistent history afresh.
+        try:
+            moves = tracker.legal_moves(started + (stop_at - started) / 2)
+        except OutOfTime:
+            moves = ()
         if len(moves) == 1:
             return moves[0]
+        if tracker.lost:  # the search cannot place the observations either (logged once)
+            return self._fallback(stop_at, "the observations contradict the rules")
         try:
             result = self.search(stop_at, started + settings.min_time_s)
-        except GameError as e:  # e.g. no consistent history found in time
-            logger.warning("search failed (%s); playing a random legal move", e)
-            return fallback
+        except NoConsistentHistoryError as e:
+            return self._fallback(stop_at, f"search failed: {e}", logging.WARNING)
         except OutOfTime as e:  # the sampler goes on from there at the next move
-            logger.info("no history sampled in time (%s); playing a random legal move", e)
-            return fallback
+            return self._fallback(stop_at, f"no history sampled in time ({e})")
         self.last_search = result
         probabilities = np.array(result.policy, dtype=np.float64)
         probabilities /= probabilities.sum()
         return result.moves[int(self.rng.choice(len(result.moves), p=probabilities))]
+
+    def _fallback(self, stop_at: float, reason: str, level: int = logging.INFO) -> Term:
+        """A random move legal in the tracker's history of the latest observations,
+        ``reason`` logged at ``level``.
+
+        Raises:
+            OutOfTime: The tracker found no such history by ``stop_at``.
+        """
+        tracker = self._tracker
+        assert tracker is not None
+        logger.log(level, "%s; playing a random legal move", reason)
+        moves = tracker.legal_moves(stop_at)
+        return moves[int(self.rng.integers(len(moves)))]
 
     def _roots(self, stop_at: float) -> list[tuple[SampledHistory, float]]:
         """Histories for the search's roots, drawn before ``stop_at`` (else OutOfTime)."""
@@ -249,7 +276,7 @@ class CFRPlayer:
 
         Raises:
             OutOfTime: The roots were not sampled by ``stop_at``.
-            GameError: No history explains the observations.
+            NoConsistentHistoryError: No history explains the observations.
         """
         tracker = self._tracker
         assert tracker is not None
@@ -285,7 +312,7 @@ class CFRPlayer:
                     deadline=stop_at,
                     root_moves={role: choosable},
                 )
-            except (GameError, OutOfTime) as e:
+            except (TreeSizeError, OutOfTime) as e:
                 logger.info("depth %d not searched: %s", depth, e)
                 if best is None and self.samples > MIN_SAMPLES:
                     self.samples = max(MIN_SAMPLES, self.samples // 2)

@@ -98,7 +98,7 @@ def _cfr_nn(request: PlayerRequest) -> Player:
     """``cfr+nn[:PATH][,mix=M][,model=W]`` (the path may also come last or not at all)."""
     from dataclasses import replace
 
-    from ggp.nn.player import PLAY_SETTINGS, NetCFRPlayer, NetSettings
+    from ggp.players.net_player import PLAY_SETTINGS, NetCFRPlayer, NetSettings
 
     checkpoint: Path | None = None
     options: dict[str, float] = {}
@@ -235,3 +235,29 @@ def make_player(text: str, rng: np.random.Generator, game: Game | None = None) -
     """
     name, argument = parse_spec(text)
     return player_spec(name).factory(PlayerRequest(rng, game, argument))
+
+
+def split_specs(text: str) -> list[str]:
+    """Comma-separated specs, as ``ggp eval --vs`` takes them.
+
+    A spec's own options keep their commas: an item that does not start with a player's
+    name continues the spec before it.
+
+    Example:
+        >>> split_specs("random,cfr+nn:run/best.pt,mix=0.2,handcrafted")
+        ['random', 'cfr+nn:run/best.pt,mix=0.2', 'handcrafted']
+
+    Raises:
+        GameError: The first item names no player, or a spec is malformed.
+    """
+    specs: list[str] = []
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        if item.partition(":")[0] in player_names() or not specs:
+            specs.append(item)
+        else:
+            specs[-1] += "," + item
+    for spec in specs:
+        parse_spec(spec)
+    return specs

@@ -37,7 +37,8 @@ def _role_spec(text: str) -> tuple[str, str]:
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve one player over HTTP until interrupted."""
     from ggp.players.registry import parse_spec
-    from ggp.protocol.http_player import ServeSettings, make_server
+    from ggp.protocol.http_handler import make_server
+    from ggp.protocol.session import ServeSettings
 
     parse_spec(args.player)  # a bad spec fails now, not at the first START
     settings = ServeSettings(

@@ -25,12 +25,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from ggp.errors import GameError
+from ggp.errors import GameError, TreeSizeError
 from ggp.game import Game
 from ggp.gdl.terms import Const, Term
 from ggp.reasoning.state_machine import JointMove, State
+from ggp.search import clock
+from ggp.search.clock import OutOfTime
+from ggp.search.consistency import SampledHistory
 from ggp.search.evaluator import Evaluator
-from ggp.search.sampler import OutOfTime, SampledHistory
 
 __all__ = [
     "GameTree",
@@ -210,16 +212,17 @@ def build_tree(
         roots: Full histories with their weights (None: the initial state, weight 1).
         depth: Steps to expand below the roots (None: to the end of the game).
         evaluator: Values non-terminal leaves at the depth limit (required if any).
-        max_nodes: Refuse (GameError) to build a larger tree.
+        max_nodes: Refuse (TreeSizeError) to build a larger tree.
         observations: Observation-id table to share between trees (a fresh one if None).
         deadline: A ``time.monotonic()`` value: stop with :class:`OutOfTime` after it.
         root_moves: For some roles, the moves they may choose at the roots (the others
             are left out there); see :func:`choosable_moves`.
 
     Raises:
-        GameError: The tree would exceed ``max_nodes``, a non-terminal leaf needs an
-            evaluator and none was given, or a role has none of its ``root_moves``
-            legal at a root.
+        TreeSizeError: The tree would exceed ``max_nodes``.
+        GameError: A non-terminal leaf needs an evaluator and none was given, a role has
+            none of its ``root_moves`` legal at a root, or no legal move in a reachable
+            state.
     """
     roles = len(game.roles)
     allowed = {
@@ -276,7 +279,7 @@ def build_tree(
         start = len(edge_parent)
         next_frontier: list[int] = []
         for node in frontier:
-            if deadline is not None and time.monotonic() > deadline:
+            if clock.passed(deadline):
                 raise OutOfTime(f"tree building stopped at depth {level}")
             state = node_state[node]
             if game.is_terminal(state):
@@ -325,7 +328,7 @@ def build_tree(
                 )
                 child = len(node_state)
                 if child >= max_nodes:
-                    raise GameError(
+                    raise TreeSizeError(
                         f"the game tree exceeds {max_nodes} nodes at depth {level + 1}: "
                         "search less deep"
                     )
@@ -370,7 +373,7 @@ def build_tree(
         where = {node: i for i, node in enumerate(leaves)}
         start, size = 0, _EVALUATE_FIRST
         while start < len(pending_leaves):
-            if deadline is not None and time.monotonic() > deadline:
+            if clock.passed(deadline):
                 raise OutOfTime(f"no time left to evaluate {len(pending_leaves)} leaves")
             batch = pending_leaves[start : start + size]
             began = time.monotonic()

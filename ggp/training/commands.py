@@ -95,7 +95,17 @@ def cmd_train(args: argparse.Namespace) -> int:
             progress=not args.no_progress,
         )
     else:
+        from ggp.training.config import settings_files
+
         config = load_config(game_path, config_file, overrides)
+        read = [str(path) for path in settings_files(game_path, config_file)]
+        flags = " + command line" if overrides else ""
+        print(
+            f"settings: defaults + {' + '.join(read)}{flags}"
+            if read
+            else f"settings: defaults{flags}",
+            flush=True,
+        )
         trainer = Trainer(
             game_path,
             config,
@@ -138,13 +148,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from ggp.errors import GameError
     from ggp.game import Game
     from ggp.players.handcrafted import handcrafted_kind
-    from ggp.players.registry import make_player
+    from ggp.players.net_player import NetCFRPlayer
+    from ggp.players.registry import make_player, split_specs
     from ggp.training.evaluate import default_roles, evaluate, format_table
 
     game_path = Path(args.game)
     game = Game.from_file(game_path)
     if args.vs:
-        opponents = [o.strip() for o in args.vs.split(",") if o.strip()]
+        opponents = [spec for text in args.vs for spec in split_specs(text)]
     else:
         opponents = ["random"] + (["handcrafted"] if handcrafted_kind(game) else [])
     roles = (
@@ -157,13 +168,27 @@ def cmd_eval(args: argparse.Namespace) -> int:
             raise GameError("random is chance, played by the referee: choose another role")
     import numpy as np
 
-    # Fail early on a bad spec, a missing checkpoint or one for another game.
-    for spec in opponents:
-        make_player(spec, np.random.default_rng(0), game)
-    player = make_player(args.player, np.random.default_rng(0), game)
-    described = args.player
-    from ggp.nn.player import NetCFRPlayer
+    # Fail early on a bad spec or a missing checkpoint; a network that does not fit the
+    # game is played as the search-only cfr player, with one warning.
+    resolved: dict[str, str] = {}
 
+    def checked(spec: str) -> str:
+        if spec not in resolved:
+            resolved[spec] = spec
+            player = make_player(spec, np.random.default_rng(0), game)
+            if isinstance(player, NetCFRPlayer) and player.search_only is not None:
+                print(
+                    f"warning: {spec}: {player.search_only}; playing the search-only cfr "
+                    "player instead",
+                    file=sys.stderr,
+                )
+                resolved[spec] = "cfr"
+        return resolved[spec]
+
+    opponents = [checked(spec) for spec in opponents]
+    player_spec = checked(args.player)
+    player = make_player(player_spec, np.random.default_rng(0), game)
+    described = args.player if player_spec == args.player else f"{args.player} as {player_spec}"
     if isinstance(player, NetCFRPlayer):
         from ggp.nn.checkpoint import default_checkpoint, load_checkpoint
 
@@ -185,7 +210,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     with tqdm(total=total, unit="game", disable=args.no_progress, file=sys.stderr) as bar:
         table = evaluate(
             game_path,
-            args.player,
+            player_spec,
             opponents,
             roles,
             args.games,
@@ -201,7 +226,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     slowest = max(c.max_move_s for c in table.cells)
     print(
         f"{table.seconds:.0f} s; longest move {slowest:.2f} s; "
-        f"{replaced} move(s) of {args.player} replaced by the referee (late or illegal)"
+        f"{replaced} move(s) of {player_spec} replaced by the referee (late or illegal)"
     )
     return 0
 
@@ -216,7 +241,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "leaves valued by the network); the positions with their CFR policies and "
         "outcomes train the network. Writes checkpoints/GAME/latest.pt and best.pt "
         "(with .json metadata), a JSON-lines log and curves.png. Settings: defaults, "
-        "then training/GAME.toml, then --config, then flags.",
+        "then GAME.toml from ./training or else the shipped training/ folder, then "
+        "--config, then flags (the files read are printed).",
     )
     train.add_argument("game", metavar="GAME", help="game description file")
     train.add_argument("--config", metavar="FILE", help="a TOML file of settings")
@@ -252,10 +278,11 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     ev.add_argument(
         "--vs",
-        default=None,
+        action="append",
         metavar="SPECS",
-        help="comma-separated opponents (default random,handcrafted; random where there "
-        "is no handcrafted player)",
+        help="comma-separated opponents, each a player spec with its options "
+        "(cfr+nn:PATH,mix=0.5); repeatable (default random,handcrafted; random where "
+        "there is no handcrafted player)",
     )
     ev.add_argument(
         "--games", type=int, default=100, metavar="N", help="games per cell (default 100)"

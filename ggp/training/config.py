@@ -1,9 +1,11 @@
 """Training settings: one frozen dataclass, from defaults, TOML files and flags.
 
-Precedence, lowest first: the defaults below; ``training/<game>.toml`` when it exists
-(per-game settings, e.g. ``training/meier.toml``); a ``--config FILE``; command-line
-flags (every field has one: ``learning_rate`` is ``--learning-rate``). The settings are
-saved with every checkpoint and restored by ``--resume``.
+Precedence, lowest first: the defaults below; the per-game settings ``<game>.toml``
+(e.g. ``meier.toml``) when they exist, from ``training/`` in the working directory or
+else from the ``training/`` folder shipped beside the package (:func:`game_settings_file`);
+a ``--config FILE``; command-line flags (every field has one: ``learning_rate`` is
+``--learning-rate``). ``ggp train`` prints the files it read. The settings are saved with
+every checkpoint and restored by ``--resume``.
 
 TOML files hold the fields at top level:
 
@@ -200,9 +202,27 @@ def load_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: {e}") from e
 
 
+#: The per-game settings shipped with the package (``training/`` beside ``ggp/``).
+SHIPPED_SETTINGS = Path(__file__).resolve().parents[2] / "training"
+
+
 def game_settings_file(game_path: Path, folder: Path | None = None) -> Path:
-    """``training/<game>.toml`` for a game file (in ``folder``, default ``training``)."""
-    return (folder if folder is not None else Path("training")) / f"{game_path.stem}.toml"
+    """``<game>.toml``, the per-game settings of a game file: in ``folder`` if given;
+    else ``training/<game>.toml`` under the working directory if it exists there, else
+    the one shipped beside the package (:data:`SHIPPED_SETTINGS`; it may not exist)."""
+    name = f"{game_path.stem}.toml"
+    if folder is not None:
+        return folder / name
+    local = Path("training") / name
+    return local if local.is_file() else SHIPPED_SETTINGS / name
+
+
+def settings_files(game_path: Path, config_file: Path | None = None) -> tuple[Path, ...]:
+    """The TOML files :func:`load_config` reads for ``game_path``, lowest precedence
+    first: the per-game settings if they exist, then ``config_file``."""
+    per_game = game_settings_file(game_path)
+    found = (per_game,) if per_game.is_file() else ()
+    return found + ((config_file,) if config_file is not None else ())
 
 
 def load_config(
@@ -215,7 +235,8 @@ def load_config(
     """The settings for training on ``game_path`` (see the module docstring).
 
     Args:
-        game_path: The game file; ``training/<stem>.toml`` is read if it exists.
+        game_path: The game file; its per-game settings are read if they exist
+            (:func:`game_settings_file`).
         config_file: An extra TOML file.
         overrides: Values from flags.
         base: Start from these settings instead of the defaults (e.g. a checkpoint's).
@@ -224,11 +245,9 @@ def load_config(
         ConfigError: A bad file, key or value.
     """
     config = base if base is not None else TrainConfig()
-    per_game = game_settings_file(game_path)
-    if base is None and per_game.is_file():
-        config = config.merged(load_toml(per_game), source=str(per_game))
-    if config_file is not None:
-        config = config.merged(load_toml(config_file), source=str(config_file))
+    for path in settings_files(game_path, config_file):
+        if base is None or path == config_file:
+            config = config.merged(load_toml(path), source=str(path))
     if overrides:
         config = config.merged(overrides, source="command line")
     return config

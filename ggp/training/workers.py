@@ -242,9 +242,9 @@ def match_score(goals: tuple[int, ...], game: Game, role: Const) -> float:
 def run_snapshot(task: SnapshotTask) -> SnapshotOutput:
     """Run a :class:`SnapshotTask` (in a worker)."""
     from ggp.match import run_match
-    from ggp.nn.player import NetCFRPlayer
     from ggp.players.base import Player
     from ggp.players.cfr_player import CFRSettings
+    from ggp.players.net_player import NetCFRPlayer
     from ggp.players.random_player import RandomPlayer
 
     started = time.monotonic()

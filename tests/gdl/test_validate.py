@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
 import pytest
 
 from ggp.errors import GDLSemanticError
+from ggp.game import Game
+from ggp.gdl import keywords
 from ggp.gdl.parser import parse_text
 from ggp.gdl.terms import Const, Description, Func, Rule, Span
 from ggp.gdl.validate import (
@@ -14,6 +19,8 @@ from ggp.gdl.validate import (
     summarize,
     validate,
 )
+from ggp.match import run_match
+from ggp.players.random_player import RandomPlayer
 
 #: One line that declares what every game needs, so snippets below start on line 2.
 BASE = "(role a) (legal a x) (goal a 100) terminal\n"
@@ -135,28 +142,77 @@ def test_negation_outside_a_cycle_is_stratified() -> None:
 # -- 1. arities ------------------------------------------------------------------------
 
 
-def test_relation_used_with_two_arities() -> None:
-    assert problems("(cell 1 2)\n(<= (p ?x) (cell ?x 1 2))\n") == [
-        (3, 12, "relation cell used with arity 3 here and arity 2 at line 2", False)
+@pytest.mark.parametrize(
+    ("snippet", "message"),
+    [
+        (
+            "(cell 1 2)\n(<= (p ?x) (cell ?x 1 2))\n",
+            (3, 12, "relation cell used with arity 3 here and arity 2 at line 2, column 1"),
+        ),
+        (
+            "open\n(open 1)\n",
+            (3, 1, "relation open used with arity 1 here and arity 0 at line 2, column 1"),
+        ),
+        (
+            "(init (cell 1 1))\n(<= (next (cell ?x)) (true (cell ?x 1)))\n",
+            (3, 1, "function cell used with arity 1 here and arity 2 at line 2, column 1"),
+        ),
+        (  # inside distinct too
+            "(p (f 1))\n(<= (q ?x) (p ?x) (distinct ?x (f 1 2)))\n",
+            (3, 19, "function f used with arity 2 here and arity 1 at line 2, column 1"),
+        ),
+    ],
+    ids=["relation", "proposition and relation", "function", "function in distinct"],
+)
+def test_a_symbol_with_two_arities_is_a_warning_naming_both_positions(
+    snippet: str, message: tuple[int, int, str]
+) -> None:
+    assert problems(snippet) == [(*message, True)]
+    assert problems(snippet, strict=True) == [(*message, False)]
+
+
+#: A GDL-II game in the style of a public Mastermind: the function set with two arities,
+#: (set 1 ?c) for one peg and (set ?a ?b ?c ?d) for the secret.
+MASTERMIND = """(role random) (role guesser)
+(color red) (color blue)
+(init (phase hide))
+(<= (legal random (set ?a ?b ?c ?d))
+    (true (phase hide)) (color ?a) (color ?b) (color ?c) (color ?d))
+(<= (legal random noop) (not (true (phase hide))))
+(<= (legal guesser noop) (true (phase hide)))
+(<= (legal guesser (set 1 ?c)) (true (phase guess)) (color ?c))
+(<= (next (secret ?a ?b ?c ?d)) (does random (set ?a ?b ?c ?d)))
+(<= (next (secret ?a ?b ?c ?d)) (true (secret ?a ?b ?c ?d)))
+(<= (next (phase guess)) (true (phase hide)))
+(<= (next (phase over)) (true (phase guess)))
+(<= (next (guessed ?c)) (does guesser (set 1 ?c)))
+(<= (sees guesser (peg 1 ?c)) (true (secret ?c ?b ?x ?d)) (does guesser (set 1 ?c)))
+(<= terminal (true (phase over)))
+(<= (first ?c) (true (secret ?c ?b ?x ?d)))
+(<= (goal guesser 100) (true (guessed ?c)) (first ?c))
+(<= (goal guesser 0) (true (guessed ?c)) (not (first ?c)))
+(goal random 0)
+"""
+
+
+def test_a_game_with_a_function_of_two_arities_plays() -> None:
+    description = parse_text(MASTERMIND, "mastermind.kif")
+    found = validate(description)
+    assert [(e.line, e.column, e.message, e.warning) for e in found] == [
+        (8, 1, "function set used with arity 2 here and arity 4 at line 4, column 1", True)
     ]
-
-
-def test_proposition_and_relation_of_the_same_name() -> None:
-    assert problems("open\n(open 1)\n") == [
-        (3, 1, "relation open used with arity 1 here and arity 0 at line 2", False)
-    ]
-
-
-def test_function_used_with_two_arities() -> None:
-    assert problems("(init (cell 1 1))\n(<= (next (cell ?x)) (true (cell ?x 1)))\n") == [
-        (3, 1, "function cell used with arity 1 here and arity 2 at line 2", False)
-    ]
-
-
-def test_function_arity_inside_distinct_is_checked() -> None:
-    assert problems("(p (f 1))\n(<= (q ?x) (p ?x) (distinct ?x (f 1 2)))\n") == [
-        (3, 19, "function f used with arity 2 here and arity 1 at line 2", False)
-    ]
+    assert str(found[0]).startswith("mastermind.kif:8:1: warning: function set used")
+    with pytest.raises(GDLSemanticError, match="function set used with arity 2"):
+        check(description, strict=True)
+    for reasoner in ("propnet", "prover"):
+        game = Game.from_text(MASTERMIND, "mastermind.kif", reasoner=reasoner)  # type: ignore[arg-type]
+        assert [str(w) for w in game.warnings] == [str(found[0])]
+        record = run_match(
+            game,
+            {game.role("guesser"): RandomPlayer(np.random.default_rng(0))},
+            np.random.default_rng(0),
+        )
+        assert record.replacements == () and len(record.joint_moves) == 2
 
 
 def test_relation_and_function_names_are_separate_namespaces() -> None:
@@ -197,6 +253,13 @@ def test_keyword_arities_table() -> None:
         "role": 1, "init": 1, "true": 1, "next": 1, "legal": 2, "does": 2,
         "goal": 2, "sees": 2, "terminal": 0, "base": 1, "input": 2,
     }  # fmt: skip
+    # One table: the validator checks against ggp.gdl.keywords, and no module of ggp.gdl
+    # spells out a keyword's arity of its own.
+    assert KEYWORD_ARITIES is keywords.KEYWORD_ARITIES
+    gdl = Path(keywords.__file__).parent
+    for module in gdl.glob("*.py"):
+        if module.name != "keywords.py":
+            assert '"legal": 2' not in module.read_text(), module
 
 
 @pytest.mark.parametrize(
@@ -328,8 +391,9 @@ def test_check_raises_the_first_error_in_file_order() -> None:
     description = parse_text(BASE + "(<= (q ?x) (p 1))\n(p 1)\n(p 1 2)\n(does a x)\n")
     with pytest.raises(GDLSemanticError) as raised:
         check(description)
-    assert raised.value.message == "relation p used with arity 2 here and arity 1 at line 2"
-    assert (raised.value.line, raised.value.column) == (4, 1)
+    # (p 1 2) on line 4 is only a warning; the first error is the head (does a x).
+    assert raised.value.message == "does may appear only in rule bodies, not as the head (does a x)"
+    assert (raised.value.line, raised.value.column) == (5, 1)
 
 
 # -- 3. stratification -----------------------------------------------------------------
@@ -482,7 +546,7 @@ def test_missing_keywords_are_reported_at_the_end_of_the_file() -> None:
     description = parse_text("(p 1 2)\n(p 1)\n", "empty.kif")
     found = validate(description)
     assert [(e.line, e.column, e.message) for e in found] == [
-        (2, 1, "relation p used with arity 1 here and arity 2 at line 1"),
+        (2, 1, "relation p used with arity 1 here and arity 2 at line 1, column 1"),
         (3, 1, "no role rule or fact: every game needs role"),
         (3, 1, "no legal rule or fact: every game needs legal"),
         (3, 1, "no goal rule or fact: every game needs goal"),
@@ -504,7 +568,8 @@ def test_errors_carry_path_and_caret_context() -> None:
     description = parse_text(BASE + "(p 1)\n   (p 1 2)\n", "games/x.kif")
     (error,) = validate(description)
     assert str(error) == (
-        "games/x.kif:3:4: relation p used with arity 2 here and arity 1 at line 2\n   (p 1 2)\n   ^"
+        "games/x.kif:3:4: warning: relation p used with arity 2 here and arity 1 at line 2, "
+        "column 1\n   (p 1 2)\n   ^"
     )
 
 

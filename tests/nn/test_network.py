@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -18,6 +19,7 @@ from ggp.match import run_match
 from ggp.nn.checkpoint import (
     Checkpoint,
     CheckpointMetadata,
+    CheckpointMismatchError,
     load_checkpoint,
     load_network,
     save_checkpoint,
@@ -26,8 +28,8 @@ from ggp.nn.features import GameEncoding, game_digest
 from ggp.nn.guided import SubgameSettings, infoset_priors, solve_subgame, warm_start
 from ggp.nn.model import NetShape, PolicyValueNet, masked_log_softmax
 from ggp.nn.net_evaluator import NetEvaluator, OpponentModel
-from ggp.nn.player import NetCFRPlayer
 from ggp.players.cfr_player import CFRSettings
+from ggp.players.net_player import NetCFRPlayer
 from ggp.players.random_player import RandomPlayer
 from ggp.players.registry import make_player
 from ggp.reasoning.state_machine import State
@@ -261,15 +263,38 @@ def test_checkpoint_round_trip(tmp_path: Path) -> None:
 def test_checkpoint_for_another_game_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "best.pt"
     make_checkpoint("montyhall.gdl", path)
-    with pytest.raises(GameError, match=r"was trained for .*montyhall.gdl, not for .*meier.gdl"):
+    with pytest.raises(CheckpointMismatchError, match=r"trained for .*montyhall.gdl, not .*meier"):
         load_network(path, load("meier.gdl"))
-    with pytest.raises(GameError, match="was trained for"):
-        make_player(f"cfr+nn:{path}", np.random.default_rng(0), load("meier.gdl"))
     with pytest.raises(GameError, match="no checkpoint"):
         load_checkpoint(tmp_path / "missing.pt")
+    with pytest.raises(GameError, match="no checkpoint"):  # a checkpoint given must exist
+        make_player(
+            f"cfr+nn:{tmp_path / 'missing.pt'}", np.random.default_rng(0), load("meier.gdl")
+        )
     (tmp_path / "junk.pt").write_bytes(b"not a checkpoint")
     with pytest.raises(GameError, match="not a ggp checkpoint"):
         load_checkpoint(tmp_path / "junk.pt")
+
+
+def test_a_checkpoint_of_other_rules_plays_search_only_cfr_with_one_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "best.pt"
+    make_checkpoint("montyhall.gdl", path)
+    game = load("meier.gdl")
+    with caplog.at_level(logging.WARNING, logger="ggp.players.net_player"):
+        player = make_player(f"cfr+nn:{path}", np.random.default_rng(0), game)
+        assert isinstance(player, NetCFRPlayer)
+        assert player.search_only is not None and "was trained for" in player.search_only
+        player.settings = CFRSettings(min_time_s=0.01, max_time_s=0.05, samples=10)
+        opponent = RandomPlayer(np.random.default_rng(1))
+        for seed in range(2):
+            players = {game.role("p1"): player, game.role("p2"): opponent}
+            record = run_match(game, players, np.random.default_rng(seed), play_clock_s=30)
+            assert record.replacements == ()  # no random play: every move the player's own
+    assert player.last_search is not None and player.last_search.depth >= 1
+    warnings = [r for r in caplog.records if "search-only cfr" in r.getMessage()]
+    assert len(warnings) == 1
 
 
 def test_the_random_player_is_no_net_player() -> None:
@@ -277,7 +302,7 @@ def test_the_random_player_is_no_net_player() -> None:
 
 
 def test_cfr_nn_spec_options(tmp_path: Path) -> None:
-    from ggp.nn.player import NetCFRPlayer
+    from ggp.players.net_player import NetCFRPlayer
 
     path = tmp_path / "best.pt"
     make_checkpoint("montyhall.gdl", path)

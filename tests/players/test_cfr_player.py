@@ -8,14 +8,14 @@ import time
 import numpy as np
 import pytest
 
-from ggp.errors import GameError
+from ggp.errors import GameError, NoConsistentHistoryError
 from ggp.game import Game
 from ggp.match import run_match
 from ggp.players.base import MatchInfo, Observation
 from ggp.players.cfr_player import CFRPlayer, CFRSettings, SearchResult
-from ggp.players.random_player import HistoryTracker, RandomPlayer
+from ggp.players.random_player import RandomPlayer
 from ggp.search.history import ObservationHistory
-from ggp.search.sampler import OutOfTime, PosteriorSampler, SampledHistory, check_consistent
+from ggp.search.sampler import OutOfTime, PosteriorSampler, SampledHistory
 
 from conftest import GAMES, HIDDEN_LEGAL_KIF
 
@@ -125,33 +125,6 @@ def test_plays_only_moves_legal_in_every_history_it_cannot_rule_out() -> None:
         assert list(map(str, player.last_search.moves)) == ["safe", "wait"]
 
 
-def monty_tracker(seed: int) -> tuple[Game, HistoryTracker]:
-    """A candidate's tracker that guessed the car behind door 3, then saw door 3 opened."""
-    game = Game.from_file(GAMES / "montyhall.gdl")
-    tracker = HistoryTracker(
-        MatchInfo("m", game, game.role("candidate")), np.random.default_rng(seed)
-    )
-    start = game.initial_state()
-    joint = game.joint_move(["(choose 1)", "(hide_car 3)"])
-    tracker.observe(Observation(1, game.term("(choose 1)"), frozenset()))
-    tracker.adopt(SampledHistory((start, game.next_state(start, joint)), (joint,)))
-    tracker.observe(Observation(2, game.term("noop"), frozenset({game.term("(open_door 3)")})))
-    return game, tracker
-
-
-def test_tracker_guesses_when_out_of_time_and_catches_up_later() -> None:
-    game, tracker = monty_tracker(0)
-    # The guess cannot be extended: a fresh history is needed, and the time is up.
-    guess = tracker.legal_moves(deadline=time.monotonic() - 1)
-    assert list(map(str, guess)) == ["noop"]  # the moves of the stale guess's state
-    assert len(tracker.sample.joint_moves) == 1
-    moves = tracker.legal_moves()
-    assert list(map(str, moves)) == ["noop", "switch"]
-    check_consistent(game, tracker.history, tracker.sample)
-    with pytest.raises(GameError, match="cannot explain"):
-        tracker.adopt(SampledHistory((game.initial_state(),), ()))
-
-
 def test_out_of_time_sampling_still_answers_with_a_legal_move(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -175,3 +148,79 @@ def test_out_of_time_sampling_still_answers_with_a_legal_move(
         record = run_match(game, players, np.random.default_rng(0))
     assert not record.replacements
     assert "no history sampled in time" in caplog.text
+
+
+#: Chance tosses a coin the player does not see (the player waits), then the player looks
+#: and is shown it, then calls it: its legal moves differ at every step.
+COIN_KIF = """
+(role player) (role random)
+(side h) (side t)
+(init (step 0))
+(<= (legal random (toss ?s)) (true (step 0)) (side ?s))
+(<= (legal random noop) (not (true (step 0))))
+(<= (legal player wait) (true (step 0)))
+(<= (legal player look) (true (step 1)))
+(<= (legal player (call ?s)) (true (step 2)) (side ?s))
+(<= (next (coin ?s)) (does random (toss ?s)))
+(<= (next (coin ?s)) (true (coin ?s)))
+(<= (next (step 1)) (true (step 0)))
+(<= (next (step 2)) (true (step 1)))
+(<= (next (step 3)) (true (step 2)))
+(<= (next (called ?s)) (does player (call ?s)))
+(<= (sees player (coin ?s)) (true (step 1)) (true (coin ?s)))
+(<= terminal (true (step 3)))
+(<= (goal player 100) (true (called ?s)) (true (coin ?s)))
+(<= (goal player 0) (true (called ?s)) (not (true (coin ?s))))
+(<= (goal random 0) (true (step 3)))
+"""
+
+
+def test_the_fallback_never_comes_from_an_older_history() -> None:
+    # The player's history tracker drew one coin while the player waited; shown the other
+    # coin, with no time left to look for a new history, it must not answer from the old
+    # one (whose only move, look, is illegal now): a legal call, or no move at all.
+    game = Game.from_text(COIN_KIF)
+    role = game.role("player")
+    outcomes = set()
+    for seen in ("h", "t"):
+        player = CFRPlayer(FAST, rng=np.random.default_rng(0))
+        player.start(MatchInfo("coin", game, role))
+        later = time.monotonic() + 60
+        assert str(player.play(Observation(0, None, frozenset()), later)) == "wait"
+        assert str(player.play(Observation(1, game.term("wait"), frozenset()), later)) == "look"
+        shown = frozenset({game.term(f"(coin {seen})")})
+        try:
+            move = player.play(Observation(2, game.term("look"), shown), time.monotonic() - 1)
+        except OutOfTime:
+            outcomes.add("no move known in time")
+        else:
+            assert str(move) in {"(call h)", "(call t)"}
+            outcomes.add("legal")
+    assert outcomes == {"no move known in time", "legal"}
+
+
+def test_an_injected_engine_error_is_not_swallowed(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Only NoConsistentHistoryError and OutOfTime turn into a fallback move; an error of
+    # the engine inside the search (here in the leaf playouts) reaches the referee, which
+    # logs it with its traceback and records the replacement.
+    def broken(*args: object, **kwargs: object) -> object:
+        raise GameError("injected engine error")
+
+    monkeypatch.setattr(Game, "random_playouts", broken)
+    game = Game.from_file(GAMES / "montyhall.gdl")
+    candidate = game.role("candidate")
+    player = CFRPlayer(FAST, rng=np.random.default_rng(0))
+    player.start(MatchInfo("m", game, candidate))
+    with pytest.raises(GameError, match="injected engine error"):
+        player.play(Observation(0, None, frozenset()), time.monotonic() + 60)
+    with caplog.at_level(logging.ERROR, logger="ggp.match"):
+        record = run_match(game, {candidate: player}, np.random.default_rng(0))
+    assert record.replacements[0].reason == "error: injected engine error"
+    failures = [r for r in caplog.records if "failed at step 0" in r.getMessage()]
+    assert failures and failures[0].exc_info is not None  # with its traceback
+
+
+def test_no_consistent_history_is_not_a_game_error() -> None:
+    assert not issubclass(NoConsistentHistoryError, GameError)

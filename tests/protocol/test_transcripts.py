@@ -14,9 +14,10 @@ import pytest
 
 from ggp.game import Game
 from ggp.players.base import MatchInfo, Observation
-from ggp.players.random_player import HistoryTracker
-from ggp.protocol.http_player import PlayerHTTPServer, ServeSettings, start_server_thread
+from ggp.players.history_tracker import HistoryTracker
+from ggp.protocol.http_handler import PlayerHTTPServer, start_server_thread
 from ggp.protocol.messages import Play, Start, Stop, parse_message, parse_move_reply
+from ggp.protocol.session import ServeSettings
 
 from conftest import SHARED, requires_shared
 

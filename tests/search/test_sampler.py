@@ -21,11 +21,12 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from ggp.errors import GameError
+from ggp.errors import GameError, NoConsistentHistoryError
 from ggp.game import Game
 from ggp.gdl.terms import Const, Term
 from ggp.reasoning.state_machine import State
-from ggp.search import sampler as sampler_module
+from ggp.search import clock
+from ggp.search import posterior as posterior_module
 from ggp.search.history import ObservationHistory
 from ggp.search.sampler import (
     BacktrackingSampler,
@@ -212,7 +213,7 @@ def test_dead_particles_are_redrawn_by_backtracking(caplog: pytest.LogCaptureFix
     # the host opens door 3.
     game = load("montyhall")
     history = montyhall_history(game, 3)
-    with caplog.at_level(logging.INFO, logger="ggp.search.sampler"):
+    with caplog.at_level(logging.INFO, logger="ggp.search.posterior"):
         for seed in range(12):
             sampler = PosteriorSampler(game, max_states=1, num_particles=1)
             drawn = sampler.sample_many(history, 3, np.random.default_rng(seed))
@@ -413,8 +414,9 @@ def test_posterior_reuses_the_filter_of_a_prefix() -> None:
 
 
 class ExpiringClock:
-    """Stands in for the ``time`` module in the sampler: ``monotonic()`` reads 0.0 for
-    ``readings`` calls, then 2.0 (after a deadline of 1.0)."""
+    """Stands in for the ``time`` module of :mod:`ggp.search.clock`, where the samplers
+    read the clock: ``monotonic()`` reads 0.0 for ``readings`` calls, then 2.0 (after a
+    deadline of 1.0)."""
 
     def __init__(self, readings: int) -> None:
         self.readings = readings
@@ -451,7 +453,7 @@ def test_posterior_keeps_the_steps_filtered_before_its_deadline(
     game = load("meier")
     full = observe(game, "p2", MEIER_GAME)
     sampler = PosteriorSampler(game, MeierModel())
-    monkeypatch.setattr(sampler_module, "time", ExpiringClock(3))
+    monkeypatch.setattr(clock, "time", ExpiringClock(3))
     with pytest.raises(OutOfTime, match="exact filter stopped at step 4"):
         sampler.belief(full, np.random.default_rng(0), deadline=1.0)
     monkeypatch.undo()
@@ -465,21 +467,21 @@ def test_a_layer_stopped_at_its_deadline_goes_on_where_it_stopped(
     game = load("meier")
     full = observe(game, "p2", MEIER_GAME)
     calls = Counter[str]()
-    consistent = sampler_module.consistent_joint_moves
+    consistent = posterior_module.consistent_joint_moves
 
     def counted(*args: object) -> object:
         calls["now"] += 1
         return consistent(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(sampler_module, "consistent_joint_moves", counted)
+    monkeypatch.setattr(posterior_module, "consistent_joint_moves", counted)
     PosteriorSampler(game, MeierModel()).belief(full, np.random.default_rng(0))
     fresh_calls = calls.pop("now")
     sampler = PosteriorSampler(game, MeierModel())
-    monkeypatch.setattr(sampler_module, "_CLOCK_EVERY", 1)  # a look per state
-    monkeypatch.setattr(sampler_module, "_EXACT_STOPS", fresh_calls)  # never particles
+    monkeypatch.setattr(clock, "CHECK_EVERY", 1)  # a look per state
+    monkeypatch.setattr(posterior_module, "EXACT_STOPS", fresh_calls)  # never particles
     stopped_within_a_layer = 0
     for _ in range(fresh_calls):  # ten looks at the clock per call, until it is done
-        monkeypatch.setattr(sampler_module, "time", ExpiringClock(10))
+        monkeypatch.setattr(clock, "time", ExpiringClock(10))
         try:
             sampler.belief(full, np.random.default_rng(0), deadline=1.0)
             break
@@ -489,7 +491,7 @@ def test_a_layer_stopped_at_its_deadline_goes_on_where_it_stopped(
     else:
         pytest.fail("the filter never got past a layer of more than ten states")
     assert stopped_within_a_layer >= 3
-    monkeypatch.setattr(sampler_module, "time", time)
+    monkeypatch.setattr(clock, "time", time)
     same_belief(sampler, PosteriorSampler(game, MeierModel()), full)
     # No state was expanded twice (the second sampler above counts as well).
     assert calls["now"] == 2 * fresh_calls
@@ -501,17 +503,17 @@ def test_a_step_stopped_at_too_many_deadlines_goes_on_with_particles(
     game = load("meier")
     full = observe(game, "p2", MEIER_GAME)
     sampler = PosteriorSampler(game, MeierModel(), num_particles=300)
-    monkeypatch.setattr(sampler_module, "_CLOCK_EVERY", 1)
+    monkeypatch.setattr(clock, "CHECK_EVERY", 1)
     stops = 0
     while sampler._particles is None:
-        monkeypatch.setattr(sampler_module, "time", ExpiringClock(10))
+        monkeypatch.setattr(clock, "time", ExpiringClock(10))
         with pytest.raises(OutOfTime):
             sampler.belief(full, np.random.default_rng(stops), deadline=1.0)
         stops += 1
         assert stops <= 50
     particles = sampler._particles
     assert particles.steps < len(full) and len(particles.histories) <= 300
-    monkeypatch.setattr(sampler_module, "time", time)
+    monkeypatch.setattr(clock, "time", time)
     belief = sampler.belief(full, np.random.default_rng(0))
     assert not belief.exact
     for sampled, _ in sampler.sample_many(full, 50, np.random.default_rng(1)):
@@ -529,8 +531,8 @@ def test_particles_are_thinned_by_a_step_stopped_at_its_deadline(
     particles = sampler._particles
     assert particles is not None and particles.steps == 3
     before = list(particles.histories)
-    monkeypatch.setattr(sampler_module, "_CLOCK_EVERY", 1)  # a look per distinct state
-    monkeypatch.setattr(sampler_module, "time", ExpiringClock(2))  # stops in mid-step
+    monkeypatch.setattr(clock, "CHECK_EVERY", 1)  # a look per distinct state
+    monkeypatch.setattr(clock, "time", ExpiringClock(2))  # stops in mid-step
     with pytest.raises(OutOfTime, match="particle filter stopped at step 4"):
         sampler.belief(full, rng, deadline=1.0)
     monkeypatch.undo()
@@ -587,7 +589,9 @@ def test_inconsistent_observations_raise(mode: str) -> None:
     sampler = make(mode, game)
     if isinstance(sampler, RejectionSampler):
         sampler.max_attempts = 200
-    with pytest.raises(GameError, match=r"candidate|inconsistent|no history") as info:
+    with pytest.raises(
+        NoConsistentHistoryError, match=r"candidate|inconsistent|no history"
+    ) as info:
         sampler.sample(impossible_montyhall(game), np.random.default_rng(0))
     assert "step 2" in str(info.value) or "attempts" in str(info.value)
 
@@ -601,7 +605,7 @@ def test_illegal_own_move_raises(mode: str) -> None:
     sampler = make(mode, game)
     if isinstance(sampler, RejectionSampler):
         sampler.max_attempts = 200
-    with pytest.raises(GameError):
+    with pytest.raises(NoConsistentHistoryError):
         sampler.sample(history, np.random.default_rng(0))
 
 
@@ -614,7 +618,7 @@ def test_zero_probability_under_the_model_raises() -> None:
     ) -> FloatArray:
         return np.array([0.0 if str(m) == "(claim 4 3)" else 1.0 for m in legal_moves])
 
-    with pytest.raises(GameError, match="probability 0"):
+    with pytest.raises(NoConsistentHistoryError, match="probability 0"):
         PosteriorSampler(game, never_43).sample(history, np.random.default_rng(0))
 
 

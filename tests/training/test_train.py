@@ -23,7 +23,7 @@ from ggp.nn.checkpoint import load_checkpoint, load_network
 from ggp.nn.features import GameEncoding
 from ggp.nn.model import NetShape, PolicyValueNet
 from ggp.nn.net_evaluator import NetEvaluator
-from ggp.training.config import ConfigError, TrainConfig, load_config
+from ggp.training.config import ConfigError, TrainConfig, game_settings_file, load_config
 from ggp.training.replay import ReplayBuffer
 from ggp.training.selfplay import play_selfplay_game
 from ggp.training.trainer import Trainer, TrainingError
@@ -88,6 +88,22 @@ def test_settings_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     bad.write_text("samples = [")
     with pytest.raises(ConfigError, match=r"bad\.toml"):
         load_config(MONTY, bad)
+
+
+def test_per_game_settings_come_with_the_package(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no training/ folder here: the shipped one is read
+    shipped = ROOT / "training" / "meier.toml"
+    assert game_settings_file(GAMES / "meier.gdl") == shipped
+    assert load_config(GAMES / "meier.gdl").samples == 12  # from the shipped meier.toml
+    code = main(
+        ["train", str(GAMES / "meier.gdl"), "--out", str(tmp_path / "run"), "--backend",
+         "inline", "--games", "1", "--eval-games", "0", "--samples", "2", "--iterations", "2",
+         "--max-nodes", "300", "--no-progress"]
+    )  # fmt: skip
+    assert code == 0
+    assert f"settings: defaults + {shipped} + command line" in capsys.readouterr().out
 
 
 def test_replay_buffer_wraps_and_saves(tmp_path: Path) -> None:
@@ -263,9 +279,19 @@ def test_eval_of_a_trained_checkpoint(tmp_path: Path, capsys: pytest.CaptureFixt
     assert code == 0
     out = capsys.readouterr().out
     assert "| montyhall, cfr+nn:" in out and "10 self-play games" in out
-    # The same checkpoint for another game is refused before any match starts.
-    assert main(["eval", str(SPR), "--player", f"cfr+nn:{folder / 'best.pt'}"]) == 1
-    assert "was trained for" in capsys.readouterr().err
+    # The same checkpoint for other rules: the search-only cfr player, with one warning
+    # (a spec with options is one opponent of --vs).
+    spec = f"cfr+nn:{folder / 'best.pt'},mix=0.5"
+    code = main(
+        ["eval", str(SPR), "--player", spec, "--vs", f"random,{spec}", "--games", "1",
+         "--backend", "inline", "--no-progress", "--play-clock", "30"]
+    )  # fmt: skip
+    assert code == 0
+    out, err = capsys.readouterr()
+    warnings = [line for line in err.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "was trained for" in warnings[0]
+    assert "| scissors_paper_rock, cfr as " in out
+    assert "| game, agent | vs random | vs cfr |" in out
 
 
 def test_selfplay_where_the_rules_hide_legal_moves() -> None:

@@ -9,7 +9,12 @@ sampled consistently with the player's observations) whose
   (:class:`~ggp.nn.net_evaluator.OpponentModel`), in the exact posterior sampler.
 
 The network is loaded from a checkpoint when the player learns its game (at ``start``,
-or earlier through :meth:`NetCFRPlayer.load`); a checkpoint for another game is refused.
+or earlier through :meth:`NetCFRPlayer.load`). Where no network fits the game — the
+checkpoint was trained on other rules (the corpus ``meier.kif`` with the checkpoint of
+``games/meier.gdl``, say), no checkpoint was given and none is found for the game, or the
+game runs on the prover — the player warns once and plays as the search-only ``cfr``
+player (:attr:`NetCFRPlayer.search_only` says why). A checkpoint file given explicitly
+that is missing or not a checkpoint is an error.
 """
 
 from __future__ import annotations
@@ -22,13 +27,13 @@ import numpy as np
 
 from ggp.errors import GameError
 from ggp.game import Game
-from ggp.nn.checkpoint import default_checkpoint, load_network
+from ggp.nn.checkpoint import CheckpointMismatchError, default_checkpoint, load_network
 from ggp.nn.guided import infoset_priors, warm_start
 from ggp.nn.net_evaluator import NetEvaluator, OpponentModel
 from ggp.players.base import MatchInfo
 from ggp.players.cfr_player import CFRPlayer, CFRSettings
 from ggp.search.cfr import CFRSolver, FloatArray
-from ggp.search.sampler import PosteriorSampler
+from ggp.search.posterior import PosteriorSampler
 from ggp.search.tree import GameTree
 
 __all__ = ["NetCFRPlayer", "NetSettings", "PLAY_SETTINGS"]
@@ -67,7 +72,8 @@ class NetCFRPlayer(CFRPlayer):
     """CFR-D guided by a trained network (see the module docstring).
 
     Args:
-        checkpoint: The checkpoint file (None: ``checkpoints/<game>/latest.pt``).
+        checkpoint: The checkpoint file (None: ``checkpoints/<game>/latest.pt``, see
+            :func:`~ggp.nn.checkpoint.default_checkpoint`).
         settings: Search settings (time per move etc.).
         rng: The source of randomness.
         net_settings: How the network guides the search.
@@ -90,25 +96,50 @@ class NetCFRPlayer(CFRPlayer):
         self._net: NetEvaluator | None = evaluator
         self._priors: tuple[GameTree, FloatArray] | None = None
         self._loaded_for: Game | None = evaluator.game if evaluator is not None else None
+        self._given = evaluator is not None
+        self._rollouts = self.evaluator
+        #: Why the player searches without a network (None: it has one, or has not
+        #: learnt its game yet).
+        self.search_only: str | None = None
         if evaluator is not None:
             self.evaluator = evaluator
 
-    def load(self, game: Game) -> NetEvaluator:
+    def load(self, game: Game) -> NetEvaluator | None:
         """Load the network for ``game`` (once per game).
 
+        Returns:
+            The network's evaluator, or None when no network fits the game: then the
+            player searches without one, and :attr:`search_only` says why (logged once
+            per game as a warning).
+
         Raises:
-            GameError: No checkpoint, or one trained for another game.
+            GameError: The checkpoint given is missing or not a ggp checkpoint, or this
+                player's evaluator was given for another game.
         """
-        if self._net is not None and self._loaded_for is game:
+        if self._loaded_for is game:
             return self._net
-        if self._net is not None and self.checkpoint is None and self._loaded_for is not None:
+        if self._given and self._loaded_for is not None:
             # An evaluator given for one game cannot play another.
             raise GameError(
                 f"this player's network is for {self._loaded_for.description.path}, "
                 f"not {game.description.path}"
             )
+        self._loaded_for = game
+        self._net = None
+        self.evaluator = self._rollouts
+        self.search_only = None
         path = self.checkpoint if self.checkpoint is not None else default_checkpoint(game)
-        net, encoding, checkpoint = load_network(path, game)
+        if game.reasoner != "propnet":
+            self._search_only(f"{game.description.path} runs on the {game.reasoner}")
+            return None
+        if self.checkpoint is None and not path.is_file():
+            self._search_only(f"no network trained for {game.description.path} ({path})")
+            return None
+        try:
+            net, encoding, checkpoint = load_network(path, game)
+        except CheckpointMismatchError as e:
+            self._search_only(str(e))
+            return None
         logger.info(
             "loaded %s (%d steps, %d games)",
             path,
@@ -116,20 +147,26 @@ class NetCFRPlayer(CFRPlayer):
             checkpoint.metadata.games,
         )
         self._net = NetEvaluator(net, encoding)
-        self._loaded_for = game
         self.evaluator = self._net
         return self._net
+
+    def _search_only(self, reason: str) -> None:
+        self.search_only = reason
+        logger.warning("cfr+nn: %s; playing the search-only cfr player instead", reason)
 
     def start(self, match: MatchInfo) -> None:
         net = self.load(match.game)
         super().start(match)
-        self._sampler = PosteriorSampler(
-            match.game, OpponentModel(net, self.net_settings.uniform_mix)
-        )
+        if net is not None:
+            self._sampler = PosteriorSampler(
+                match.game, OpponentModel(net, self.net_settings.uniform_mix)
+            )
 
     def _make_solver(self, tree: GameTree) -> CFRSolver:
         # The solver starts from the network's policy, and models the others by it.
         self._priors = None
+        if self._net is None:  # search only, as the cfr player: an equilibrium
+            return CFRSolver(tree, self.settings.algorithm)
         solver = super()._make_solver(tree)
         if self._net is not None and self.net_settings.prior_weight > 0:
             warm_start(solver, self._tree_priors(tree), self.net_settings.prior_weight)
