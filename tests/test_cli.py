@@ -43,7 +43,10 @@ def test_help_lists_only_implemented_commands(capsys: pytest.CaptureFixture[str]
     commands = {  # "    name  help"; a wrapped help line starts with more spaces
         line.split()[0] for line in out.splitlines() if re.match(r"    \S", line)
     }
-    implemented = {"check", "info", "play", "bench", "solve", "serve", "match", "train", "eval"}
+    implemented = {
+        *("check", "info", "play", "bench", "solve", "serve", "match", "train", "eval"),
+        "exploit",
+    }
     assert commands == implemented
 
 
@@ -146,6 +149,29 @@ def test_solve_kuhn_prints_value_policy_and_exploitability(
     assert "p2 [noop / (my_card q); noop / (played p1 bet)]: call 0.333, fold 0.667" in out
     exploitability = float(out.split("exploitability: ")[1].split()[0])
     assert exploitability < 25 * 1e-3  # 1e-3 chips; a chip is 25 goal points here
+
+
+def test_exploit_kuhn_prints_values_gains_and_exploitability(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    game = str(GAMES / "kuhn_poker.gdl")
+    assert main(["exploit", game, "--player", "random", "--workers", "1", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "full game tree of 55 nodes" in out
+    assert "12 information sets (p1 6, p2 6), 1 s per decision, 1 worker(s)" in out
+    assert "p1: value 53.1250, best response 62.5000, gain 9.375" in out
+    assert "p2: value 46.8750, best response 60.4167, gain 13.5417" in out
+    # 11/24 chip (OpenSpiel's value for uniform play), 25 goal points a chip.
+    assert "exploitability: 11.4583 goal points (NashConv 22.9167 / 2 deciding role(s))" in out
+
+
+def test_exploit_refuses_a_tree_above_max_nodes(capsys: pytest.CaptureFixture[str]) -> None:
+    game = str(GAMES / "tictactoe.gdl")
+    status = main(["exploit", game, "--player", "random", "--max-nodes", "500", "--workers", "1"])
+    assert status == 1
+    err = capsys.readouterr().err
+    assert "tictactoe.gdl: the game tree exceeds 500 nodes at depth" in err
+    assert "raise --max-nodes" in err
 
 
 @requires_shared

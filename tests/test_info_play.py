@@ -50,6 +50,7 @@ EXPECTED = [
     ("montyhall.gdl", ("candidate", "random"), True, True, False),
     ("scissors_paper_rock.gdl", ("player1", "player2"), False, True, True),
     ("kuhn_poker.gdl", ("random", "p1", "p2"), True, True, False),
+    ("leduc_poker.gdl", ("random", "p1", "p2"), True, True, False),
     ("tictactoe.gdl", ("xplayer", "oplayer"), False, False, False),
     ("connect_four.gdl", ("red", "black"), False, False, False),
 ]

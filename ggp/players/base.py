@@ -5,17 +5,22 @@ The calls mirror the GDL-II protocol's messages (START, PLAY, STOP, ABORT): a pl
 learns its role and the rules at the start, and then, each turn, only what its role may
 know — the move the referee actually applied for it last turn and its percepts. A player
 never sees the true state, nor HTTP.
+
+A player may also say with what probabilities it would play each move at an information
+set (:class:`PolicyPlayer`, used by ``ggp exploit``); a player that cannot is estimated
+from repeated :meth:`Player.play` calls (:func:`ggp.players.policy.policy_of`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ggp.game import Game
 from ggp.gdl.terms import Const, Term
 
-__all__ = ["MatchInfo", "Observation", "Player"]
+__all__ = ["MatchInfo", "MovePolicy", "Observation", "Player", "PolicyPlayer"]
 
 
 @dataclass(frozen=True)
@@ -74,4 +79,40 @@ class Player(Protocol):
 
     def abort(self) -> None:
         """The match was cancelled."""
+        ...
+
+
+@dataclass(frozen=True)
+class MovePolicy:
+    """The probabilities with which a player plays each of its moves at one decision.
+
+    Attributes:
+        moves: ``[M]`` the moves it may play.
+        probabilities: ``[M]`` the probability of each (they sum to 1).
+    """
+
+    moves: tuple[Term, ...]
+    probabilities: tuple[float, ...]
+
+
+@runtime_checkable
+class PolicyPlayer(Player, Protocol):
+    """A player that can say how it would play, not only play (see the module docstring)."""
+
+    def policy(
+        self, match: MatchInfo, observations: Sequence[Observation], deadline: float
+    ) -> MovePolicy:
+        """How a fresh player of ``match.role`` would play after ``observations``.
+
+        The answer is the distribution :meth:`play` draws its move from, computed as
+        :meth:`play` computes it (a search player searches, under ``deadline``), for a
+        player that was started for ``match`` and then sent ``observations`` (turn 0
+        first, the turn to play last), its own earlier moves being the ``last_move`` of
+        each. It ends any match in progress, as :meth:`start` does.
+
+        Args:
+            match: The match (its game and the role).
+            observations: ``[turns]`` what the role observed, one per turn so far.
+            deadline: A ``time.monotonic()`` value.
+        """
         ...

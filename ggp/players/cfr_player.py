@@ -14,6 +14,10 @@ observations (:class:`~ggp.players.history_tracker.HistoryTracker`, never an old
 shorter one). Those two are the only failures it falls back from: any other error (a
 bug, misuse of the engine) propagates to whoever asked for the move.
 
+The distribution a move is drawn from is also available without playing:
+:meth:`CFRPlayer.policy` searches as :meth:`CFRPlayer.play` does, for a fresh player after
+given observations (``ggp exploit`` asks it at every information set).
+
 Python's cyclic garbage collector: what survives a move (the transition cache, the
 sampler's belief, often half a million objects) is frozen out of its scans
 (``gc.freeze``) after each move, because a full collection over it takes 0.1-0.4 s and
@@ -28,6 +32,7 @@ from __future__ import annotations
 import gc
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -35,7 +40,7 @@ import numpy as np
 
 from ggp.errors import GameError, NoConsistentHistoryError, TreeSizeError
 from ggp.gdl.terms import Term
-from ggp.players.base import MatchInfo, Observation
+from ggp.players.base import MatchInfo, MovePolicy, Observation
 from ggp.players.history_tracker import HistoryTracker
 from ggp.search.cfr import Algorithm, CFRSolver, FloatArray
 from ggp.search.clock import OutOfTime
@@ -107,6 +112,16 @@ class CFRSettings:
     policy: Literal["average", "random-iteration"] = "average"
     algorithm: Algorithm = "cfr+"
     model_weight: float = 0.0
+
+
+@dataclass(frozen=True)
+class _Decision:
+    """A move's distribution, and how :meth:`CFRPlayer.play` draws from it: ``none`` (the
+    one legal move), ``uniform`` (a fallback: ``rng.integers``) or ``weighted`` (the
+    search's policy: ``rng.choice``), so that seeded matches replay as they always did."""
+
+    policy: MovePolicy
+    draw: Literal["none", "uniform", "weighted"]
 
 
 @dataclass(frozen=True)
@@ -193,12 +208,45 @@ class CFRPlayer:
             self._tracker.replied(move)
         return move
 
+    def policy(
+        self, match: MatchInfo, observations: Sequence[Observation], deadline: float
+    ) -> MovePolicy:
+        """The distribution :meth:`play` would draw its move from after ``observations``,
+        searched as :meth:`play` searches (see :class:`~ggp.players.base.PolicyPlayer`):
+        the search's policy, the one legal move, or, where :meth:`play` falls back to a
+        random legal move, uniform over the legal moves.
+
+        Raises:
+            OutOfTime: Not even a history of the observations was found in time.
+        """
+        started = time.monotonic()
+        self.start(match)
+        tracker = self._tracker
+        assert tracker is not None
+        for observation in observations:
+            tracker.observe(observation)
+        return self._decide(started, deadline).policy
+
     def _play(self, observation: Observation, deadline: float) -> Term:
         started = time.monotonic()
         tracker = self._tracker
         if tracker is None:
             raise GameError("play() before start()")
         tracker.observe(observation)
+        decision = self._decide(started, deadline)
+        moves = decision.policy.moves
+        if decision.draw == "none":
+            return moves[0]
+        if decision.draw == "uniform":
+            return moves[int(self.rng.integers(len(moves)))]
+        probabilities = np.array(decision.policy.probabilities, dtype=np.float64)
+        probabilities /= probabilities.sum()
+        return moves[int(self.rng.choice(len(moves), p=probabilities))]
+
+    def _decide(self, started: float, deadline: float) -> _Decision:
+        """How to move now, the observations being up to date (see :meth:`policy`)."""
+        tracker = self._tracker
+        assert tracker is not None
         settings = self.settings
         stop_at = min(deadline - settings.margin_s, started + settings.max_time_s)
         # Usually one cheap step; at most half the budget when the tracker has to look
@@ -208,7 +256,7 @@ class CFRPlayer:
         except OutOfTime:
             moves = ()
         if len(moves) == 1:
-            return moves[0]
+            return _Decision(MovePolicy(moves, (1.0,)), "none")
         if tracker.lost:  # the search cannot place the observations either (logged once)
             return self._fallback(stop_at, "the observations contradict the rules")
         try:
@@ -218,13 +266,11 @@ class CFRPlayer:
         except OutOfTime as e:  # the sampler goes on from there at the next move
             return self._fallback(stop_at, f"no history sampled in time ({e})")
         self.last_search = result
-        probabilities = np.array(result.policy, dtype=np.float64)
-        probabilities /= probabilities.sum()
-        return result.moves[int(self.rng.choice(len(result.moves), p=probabilities))]
+        return _Decision(MovePolicy(result.moves, result.policy), "weighted")
 
-    def _fallback(self, stop_at: float, reason: str, level: int = logging.INFO) -> Term:
-        """A random move legal in the tracker's history of the latest observations,
-        ``reason`` logged at ``level``.
+    def _fallback(self, stop_at: float, reason: str, level: int = logging.INFO) -> _Decision:
+        """Uniform over the moves legal in the tracker's history of the latest
+        observations, ``reason`` logged at ``level``.
 
         Raises:
             OutOfTime: The tracker found no such history by ``stop_at``.
@@ -233,7 +279,7 @@ class CFRPlayer:
         assert tracker is not None
         logger.log(level, "%s; playing a random legal move", reason)
         moves = tracker.legal_moves(stop_at)
-        return moves[int(self.rng.integers(len(moves)))]
+        return _Decision(MovePolicy(moves, (1.0 / len(moves),) * len(moves)), "uniform")
 
     def _roots(self, stop_at: float) -> list[tuple[SampledHistory, float]]:
         """Histories for the search's roots, drawn before ``stop_at`` (else OutOfTime)."""

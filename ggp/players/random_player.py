@@ -7,11 +7,13 @@ consistent with what the role has seen.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ggp.errors import GameError
 from ggp.gdl.terms import Term
-from ggp.players.base import MatchInfo, Observation
+from ggp.players.base import MatchInfo, MovePolicy, Observation
 from ggp.players.history_tracker import HistoryTracker
 
 # HistoryTracker is re-exported for the modules that still import it from here; its home
@@ -50,6 +52,22 @@ class RandomPlayer:
         move = moves[int(self.rng.integers(len(moves)))]
         self._tracker.replied(move)
         return move
+
+    def policy(
+        self, match: MatchInfo, observations: Sequence[Observation], deadline: float
+    ) -> MovePolicy:
+        """Uniform over the legal moves after ``observations`` (see
+        :class:`~ggp.players.base.PolicyPlayer`).
+
+        Raises:
+            OutOfTime: No history explaining ``observations`` was found by ``deadline``.
+        """
+        self.start(match)
+        assert self._tracker is not None
+        for observation in observations:
+            self._tracker.observe(observation)
+        moves = self._tracker.legal_moves(deadline - REPLY_MARGIN_S)
+        return MovePolicy(moves, (1.0 / len(moves),) * len(moves))
 
     def stop(self, observation: Observation) -> None:
         self._tracker = None

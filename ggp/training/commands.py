@@ -1,4 +1,5 @@
-"""The training sub-commands of ``ggp`` (``train``, ``eval``), registered by cli.py."""
+"""The training sub-commands of ``ggp`` (``train``, ``eval``, ``exploit``), registered by
+cli.py."""
 
 from __future__ import annotations
 
@@ -10,7 +11,21 @@ from typing import Any
 
 from ggp.training.config import TrainConfig
 
-__all__ = ["add_commands", "cmd_train", "cmd_eval"]
+__all__ = ["add_commands", "cmd_train", "cmd_eval", "cmd_exploit"]
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, not {text}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
 
 
 def _flag(name: str) -> str:
@@ -231,8 +246,96 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_exploit(args: argparse.Namespace) -> int:
+    """Print a player's exact exploitability, its policy asked at every information set."""
+    import numpy as np
+    from tqdm import tqdm
+
+    from ggp.game import Game
+    from ggp.players.net_player import NetCFRPlayer
+    from ggp.players.registry import make_player
+    from ggp.search.tree import GameTree
+    from ggp.training.config import TrainConfig
+    from ggp.training.exploit import exploit
+
+    game = Game.from_file(args.game)
+    spec = args.player
+    probe = make_player(spec, np.random.default_rng(0), game)  # a bad spec fails now
+    if isinstance(probe, NetCFRPlayer) and probe.search_only is not None:
+        print(
+            f"warning: {spec}: {probe.search_only}; playing the search-only cfr player instead",
+            file=sys.stderr,
+        )
+        spec = "cfr"
+    workers = args.workers if args.workers > 0 else TrainConfig().worker_count()
+    bar: tqdm[None] | None = None
+
+    def on_tree(tree: GameTree) -> None:
+        per_role = ", ".join(
+            f"{role} {int((tree.infoset_role == r).sum()):,}"
+            for r, role in enumerate(game.roles)
+            if (tree.infoset_role == r).any()
+        )
+        print(
+            f"{args.game}: full game tree of {len(tree.node_state):,} nodes; asking "
+            f"{spec} for its policy at {tree.num_infosets:,} information sets ({per_role}), "
+            f"{args.clock:g} s per decision, {workers} worker(s)",
+            flush=True,
+        )
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(total=total, unit="infoset", disable=args.no_progress, file=sys.stderr)
+        bar.update(done - bar.n)
+
+    try:
+        result = exploit(
+            args.game,
+            spec,
+            clock_s=args.clock,
+            max_nodes=args.max_nodes,
+            samples=args.samples,
+            seed=args.seed,
+            workers=workers,
+            on_tree=on_tree,
+            progress=progress,
+        )
+    finally:
+        if bar is not None:
+            bar.close()
+    notes = []
+    if result.late:
+        notes.append(f"{result.late:,} after the clock")
+    if result.unanswered:
+        notes.append(f"{result.unanswered:,} unanswered in time, played uniformly")
+    if result.estimated:
+        notes.append(
+            f"{result.estimated:,} estimated from {result.samples} plays each (sampling noise)"
+        )
+    print(
+        f"{sum(result.infosets):,} answers, the slowest in {result.slowest_s:.2f} s"
+        + (f" ({'; '.join(notes)})" if notes else "")
+        + f"; {result.seconds:.1f} s in all"
+    )
+    print("goal points (0..100), the player in every role:")
+    for r, role in enumerate(result.roles):
+        if not result.infosets[r]:
+            continue
+        print(
+            f"  {role}: value {result.values[r]:.4f}, best response "
+            f"{result.best_response_values[r]:.4f}, gain {result.gains[r]:.6g}"
+        )
+    deciding = sum(1 for n in result.infosets if n)
+    print(
+        f"exploitability: {result.exploitability:.6g} goal points "
+        f"(NashConv {result.nash_conv:.6g} / {deciding} deciding role(s))"
+    )
+    return 0
+
+
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register ``train`` and ``eval``."""
+    """Register ``train``, ``eval`` and ``exploit``."""
     train = commands.add_parser(
         "train",
         help="train a network by self-play (CFR-D + network), write checkpoints",
@@ -313,3 +416,53 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     ev.add_argument("--seed", type=int, default=0, help="seed of the matches (default 0)")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
     ev.set_defaults(handler=cmd_eval)
+
+    ex = commands.add_parser(
+        "exploit",
+        help="a player's exact exploitability: its policy at every information set, "
+        "best responses over the whole tree",
+        description="Build the whole game tree, ask the player for its policy at every "
+        "information set of every role (a fresh player as if a match had reached it, its "
+        "own search under the clock, in parallel), then compute best responses over the "
+        "whole tree. Prints each role's value with the player in every role, its "
+        "best-response value and gain, and the exploitability (NashConv divided by the "
+        "number of deciding roles), in goal points (0..100). Players that cannot say "
+        "their policy (handcrafted, best-response) are estimated from --samples plays. "
+        "Figures of players that do not search are the same for the same seed; a search "
+        "player stops at the clock, so its figures vary a little from run to run.",
+    )
+    ex.add_argument("game", metavar="GAME", help="game description file")
+    ex.add_argument(
+        "--player",
+        required=True,
+        metavar="SPEC",
+        help="the player: random, cfr, handcrafted, best-response[:OPPONENT], "
+        "cfr+nn[:CHECKPOINT][,mix=M][,model=W]",
+    )
+    ex.add_argument(
+        "--clock",
+        type=_positive_float,
+        default=1.0,
+        metavar="S",
+        help="seconds per decision, as a play clock (default 1)",
+    )
+    ex.add_argument(
+        "--max-nodes",
+        type=_positive_int,
+        default=2_000_000,
+        metavar="N",
+        help="refuse larger game trees (default 2,000,000)",
+    )
+    ex.add_argument(
+        "--samples",
+        type=_positive_int,
+        default=100,
+        metavar="N",
+        help="plays per information set for a player whose policy is estimated (default 100)",
+    )
+    ex.add_argument("--seed", type=int, default=0, help="seed of the questions (default 0)")
+    ex.add_argument(
+        "--workers", type=int, default=0, metavar="W", help="parallel workers (default: cores)"
+    )
+    ex.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ex.set_defaults(handler=cmd_exploit)
