@@ -118,7 +118,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     elif args.reasoner == "prover":
         print("  reasoner: prover (as asked; no propnet)")
     else:
-        print("  reasoner: prover (the game is too large to ground for a propnet)")
+        print(f"  reasoner: prover (no propnet: {game.grounding_failure})")
     cut = f"; {stats.unfinished} cut off" if stats.unfinished else ""
     print(
         f"  game length: mean {stats.mean_length:.2f}, max {stats.max_length} joint moves "

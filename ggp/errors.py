@@ -14,7 +14,8 @@ is known, by the offending line and a caret under the column (as lark's
     │   ├── GroundingError      a game too large to ground within the configured limits
     │   └── TreeSizeError       a game tree larger than a search's node limit
     ├── NoConsistentHistoryError  no history of the rules explains a role's observations
-    └── ProtocolError           a malformed message from a game manager
+    ├── ProtocolError           a malformed message from a game manager
+    └── SettingError            a setting ggp cannot use (an environment variable, ...)
 
 :class:`NoConsistentHistoryError` is not a :class:`GameError` on purpose: a player that
 cannot place its observations (they contradict the rules, or the sampler's limits ran
@@ -34,6 +35,7 @@ __all__ = [
     "TreeSizeError",
     "NoConsistentHistoryError",
     "ProtocolError",
+    "SettingError",
 ]
 
 
@@ -121,7 +123,7 @@ class GameError(GGPError):
 
 
 class GroundingError(GameError):
-    """A game whose grounding would exceed the configured size limit."""
+    """A game whose grounding would exceed the configured size, time or memory limit."""
 
 
 class TreeSizeError(GameError):
@@ -141,3 +143,7 @@ class NoConsistentHistoryError(GGPError):
 
 class ProtocolError(GGPError):
     """A malformed message from a game manager."""
+
+
+class SettingError(GGPError, ValueError):
+    """A setting ggp cannot use, such as an environment variable that is not a number."""

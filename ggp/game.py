@@ -155,6 +155,8 @@ class Game:
         self.warnings = tuple(warnings)
         #: True for a classic GDL game: every role sees every joint move.
         self.moves_public = False
+        #: Why ``reasoner="auto"`` fell back to the prover (None: it did not).
+        self.grounding_failure: str | None = None
         self.roles: tuple[Const, ...] = tuple(machine.roles)
         self._role_index = {role: i for i, role in enumerate(self.roles)}
         self.random_role: Const | None = (
@@ -185,11 +187,11 @@ class Game:
         Args:
             path: The game description.
             reasoner: ``"propnet"``, ``"prover"``, or ``"auto"``: the propnet unless the
-                game is too large to ground within ``limits`` (then the prover, with a
-                warning naming the relation that grows).
+                game is too large to ground within ``limits`` (its sizes, or its time and
+                memory budget: then the prover, with a one-line warning of why).
             cache_size: Transitions kept in the LRU cache (0: no cache).
             strict: Refuse unsafe rules instead of warning.
-            limits: Grounding size limits (default :class:`GroundingLimits` ()).
+            limits: Grounding limits (default :class:`GroundingLimits` ()).
 
         Raises:
             GDLError: The file cannot be read, parsed or validated.
@@ -242,6 +244,7 @@ class Game:
             logger.warning("%s", warning)
         machine: StateMachine
         name: str
+        failure: str | None = None
         if reasoner in ("auto", "propnet"):
             try:
                 from ggp.reasoning.propnet_machine import PropnetStateMachine
@@ -250,7 +253,8 @@ class Game:
             except GroundingError as e:
                 if reasoner == "propnet":
                     raise
-                logger.warning("%s; using the reference prover instead", e)
+                failure = str(e)
+                logger.warning("%s: %s; using the reference prover instead", description.path, e)
                 machine, name = cls._prover(rules), "prover"
         elif reasoner == "prover":
             machine, name = cls._prover(rules), "prover"
@@ -258,6 +262,7 @@ class Game:
             raise ValueError(f"unknown reasoner {reasoner!r}: use auto, propnet or prover")
         game = cls(machine, description, reasoner=name, warnings=warnings, cache_size=cache_size)
         game.moves_public = moves_public
+        game.grounding_failure = failure
         return game
 
     @staticmethod

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
 from ggp import Game, GameError, GroundingError, GroundingLimits, parse_term
+from ggp.errors import SettingError
 from ggp.gdl.terms import Const
 
 from conftest import GAMES
@@ -135,6 +138,37 @@ def test_too_large_to_ground_falls_back_to_the_prover(caplog: pytest.LogCaptureF
         Game.from_file(GAMES / "tictactoe.gdl", reasoner="propnet", limits=tiny)
 
 
+def test_out_of_time_falls_back_to_the_prover_with_one_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    no_time = GroundingLimits(max_seconds=0.0)  # any CPU time spent is too much
+    game = Game.from_file(GAMES / "tictactoe.gdl", limits=no_time)
+    assert game.reasoner == "prover"
+    (record,) = [r for r in caplog.records if "reference prover" in r.getMessage()]
+    message = record.getMessage()
+    assert "\n" not in message
+    assert message.startswith(str(GAMES / "tictactoe.gdl") + ": grounding takes more than 0 s")
+    assert "GroundingLimits.max_seconds" in message
+    with pytest.raises(GroundingError, match="max_seconds"):
+        Game.from_file(GAMES / "tictactoe.gdl", reasoner="propnet", limits=no_time)
+
+
+def test_out_of_memory_falls_back_to_the_prover(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    grown = itertools.count(0, 2**30)  # the process grows 1 GiB between two looks
+    monkeypatch.setattr("ggp.reasoning.budget.resident_bytes", lambda: next(grown))
+    game = Game.from_file(GAMES / "tictactoe.gdl", limits=GroundingLimits(max_memory_mb=1500))
+    assert game.reasoner == "prover"
+    assert "GroundingLimits.max_memory_mb; 2,048 MiB" in caplog.text
+
+
+def test_no_budget_grounds_as_before() -> None:
+    unlimited = GroundingLimits(max_seconds=None, max_memory_mb=None)
+    game = Game.from_file(GAMES / "tictactoe.gdl", reasoner="propnet", limits=unlimited)
+    assert game.reasoner == "propnet"
+
+
 def test_random_playouts_means(meier: Game) -> None:
     values = meier.random_playouts([meier.initial_state()] * 2, 2000, np.random.default_rng(0))
     assert values.shape == (2, 3)
@@ -185,3 +219,13 @@ def test_zobrist_keys_agree_between_reasoners_and_tell_states_apart() -> None:
         assert fast.zobrist(a) == slow.zobrist(b) < 2**64
         keys.add(fast.zobrist(a))
     assert len(keys) == 4
+
+
+def test_grounding_budget_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GGP_GROUNDING_SECONDS", "none")
+    monkeypatch.setenv("GGP_GROUNDING_MEMORY_MB", "500")
+    limits = GroundingLimits()
+    assert (limits.max_seconds, limits.max_memory_mb) == (None, 500)
+    monkeypatch.setenv("GGP_GROUNDING_SECONDS", "eight")
+    with pytest.raises(SettingError, match="GGP_GROUNDING_SECONDS='eight': expected a number"):
+        Game.from_file(GAMES / "tictactoe.gdl")

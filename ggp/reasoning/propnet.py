@@ -54,13 +54,9 @@ from types import MappingProxyType
 from ggp.errors import GDLSemanticError
 from ggp.gdl.graph import strongly_connected_components
 from ggp.gdl.terms import Const, Func, Term
-from ggp.reasoning.ground import (
-    DOES,
-    TRUE,
-    GroundProgram,
-    GroundRule,
-    relation_of,
-)
+from ggp.reasoning.budget import Budget
+from ggp.reasoning.ground import GroundProgram, GroundRule
+from ggp.reasoning.normal_form import DOES, TRUE, relation_of
 
 __all__ = ["Op", "Propnet", "PropnetStats", "build_propnet"]
 
@@ -290,11 +286,12 @@ class _Builder:
         return self.node(Op.OR, tuple(sorted(items)))
 
 
-def build_propnet(program: GroundProgram) -> Propnet:
+def build_propnet(program: GroundProgram, budget: Budget | None = None) -> Propnet:
     """Build the optimised propositional network of a ground program.
 
     Args:
         program: The output of :func:`~ggp.reasoning.ground.ground`.
+        budget: The time and memory budget to observe (that of grounding, going on).
 
     Returns:
         The network, with only the nodes its outputs depend on.
@@ -302,6 +299,7 @@ def build_propnet(program: GroundProgram) -> Propnet:
     Raises:
         GDLSemanticError: Ground negation is not stratified (an atom depends on its own
             negation within one state).
+        GroundingError: The budget ran out.
     """
     start = time.perf_counter()
     builder = _Builder()
@@ -349,7 +347,9 @@ def build_propnet(program: GroundProgram) -> Propnet:
         head: [a for rule in rules for a in (*rule.positive, *rule.negative) if a in by_head]
         for head, rules in by_head.items()
     }
-    for component in strongly_connected_components(by_head, edges):
+    for done, component in enumerate(strongly_connected_components(by_head, edges)):
+        if budget is not None and done % 4096 == 0:
+            budget.check("building the propositional network")
         if len(component) == 1 and component[0] not in edges[component[0]]:
             atom_node[component[0]] = definition(component[0])
             continue
@@ -400,6 +400,8 @@ def build_propnet(program: GroundProgram) -> Propnet:
     terminal = value(Const("terminal"))
     next_nodes = tuple(value(Func("next", (fluent,))) for fluent in program.base)
     init_nodes = tuple(value(Func("init", (fluent,))) for fluent in program.base)
+    if budget is not None:
+        budget.check("building the propositional network")
 
     net = _compact(
         builder,

@@ -188,8 +188,10 @@ class PropnetStateMachine:
     ) -> None:
         start = time.perf_counter()
         self._path = description.path
-        program = ground(description, limits)
-        net = build_propnet(program)
+        limits = limits or GroundingLimits()
+        budget = limits.budget()  # grounding and building together
+        program = ground(description, limits, budget)
+        net = build_propnet(program, budget)
         self._net = net
         self._roles = net.roles
         self._role_index = {role: r for r, role in enumerate(net.roles)}

@@ -142,19 +142,29 @@ def test_static_recursion() -> None:
     assert len(program.moves[0]) == 7
 
 
+PATHS = """
+    (role r) (init (edge 1 2)) (init (edge 2 3)) (init (edge 3 1))
+    (legal r go)
+    (<= (path ?x ?y) (true (edge ?x ?y)))
+    (<= (path ?x ?z) (path ?x ?y) (true (edge ?y ?z)))
+    (<= (next (edge ?x ?y)) (true (edge ?x ?y)))
+    (<= terminal (path 1 1))
+"""
+
+
 def test_dynamic_recursion_is_kept_as_rules() -> None:
-    program = ground_text(
-        """
-        (role r) (init (edge 1 2)) (init (edge 2 3)) (init (edge 3 1))
-        (legal r go)
-        (<= (path ?x ?y) (true (edge ?x ?y)))
-        (<= (path ?x ?z) (path ?x ?y) (true (edge ?y ?z)))
-        (<= (next (edge ?x ?y)) (true (edge ?x ?y)))
-        (<= terminal (path 1 1))
-        """
-    )
+    program = ground(parse_text(PATHS), GroundingLimits(demand=False))
     paths = {str(rule.head) for rule in program.rules if rule.head.name == "path"}
     assert len(paths) == 9  # every pair of the three nodes
+
+
+def test_demand_grounds_only_what_the_outputs_ask_for() -> None:
+    program = ground_text(PATHS)
+    paths = {str(rule.head) for rule in program.rules if rule.head.name == "path"}
+    # terminal asks for (path 1 1), which asks for the paths from 1 only
+    assert paths == {"(path 1 1)", "(path 1 2)", "(path 1 3)"}
+    assert all(" " not in rule.head.name for rule in program.rules)  # no adorned names
+    assert all(" " not in atom.name for atom in program.possible)
 
 
 def test_unstratified_static_negation_is_refused() -> None:
@@ -183,9 +193,10 @@ def test_rule_instance_limit() -> None:
         (<= (pair ?x ?y) (true (cell ?x ?y)))
         (<= terminal (pair 1 1))
     """
-    assert len(ground_text(text).rules) > 900
+    everything = GroundingLimits(demand=False)  # terminal asks for one pair only
+    assert len(ground_text(text, everything).rules) > 900
     with pytest.raises(GroundingError, match=r"rule instances.*(pair/2|next/1)"):
-        ground_text(text, GroundingLimits(max_rule_instances=500))
+        ground_text(text, GroundingLimits(max_rule_instances=500, demand=False))
 
 
 def test_roles_in_file_order() -> None:
