@@ -1,98 +1,81 @@
-"""Reasoner speed: random playouts to the end, states per second, as a markdown table.
+"""Reasoner speed on every game, every backend, in one markdown table.
 
 A *state* is one step of a random playout: the legal moves of every role, the next
-state and the terminal check (the gdl-perf convention). Measured per game:
+state and the terminal check (the gdl-perf convention, as ``ggp bench --no-cache``).
+Per game and backend:
 
-- **single**: the propnet one state at a time through the StateMachine API
-  (``legal_moves`` for each role, ``next_state``, ``is_terminal``), no cache; moves are
-  picked with uniforms drawn beforehand from a numpy Generator;
-- **batched**: ``random_playouts`` over ``--batch`` states at once (one bit per state,
-  moves picked with numpy), states counted as the sum of the playout lengths;
-- **prover**: the reference ``ProverStateMachine`` with the single-state loop.
+- **native** / **python**: the propnet with the C kernel or in pure Python
+  (``PropnetStateMachine(backend=...)``); *single* is one state per call through the
+  StateMachine API, *batched* is ``random_playouts`` over ``--batch`` states at once;
+- **prover**: the reference ``ProverStateMachine``, one state per call;
+- **ratio**: native single / prover single, measured in the same run.
 
-Issue targets (2-core machine): single >= 50k states/s on ticTacToe and >= 20k on meier;
-batched >= 3M states/s on ticTacToe and connectFour. With ``--scale`` it also times
-grounding and compiling the large generated games of ../shared/scale.
+Each game is measured in a fresh process, so that its **load** time (what
+``Game.from_file`` with ``reasoner="auto"`` takes: grounding and compiling, or the
+fallback to the prover) and its **peak RSS** are its own.
 
-    python benchmarks/bench_propnet.py [--seconds 3] [--batch 16384] [--scale]
+Issue 13 targets (2-core machine): single >= 50k states/s on
+bsnake_n11_k4_H100_L20_T100 and >= 300k on breakthrough; batched >= 2M on
+bsnake_n11_k4_H100_L20_T100.
+
+    python benchmarks/bench_propnet.py [--seconds 3] [--prover-seconds 2] [--batch 16384]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import resource
+import subprocess
+import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
-
-from ggp.bench import batched_rate, human, single_rate
-from ggp.gdl.parser import parse_file
-from ggp.reasoning.compile import compile_batch, compile_single
-from ggp.reasoning.ground import ground
-from ggp.reasoning.propnet import build_propnet
-from ggp.reasoning.propnet_machine import PropnetStateMachine
-from ggp.reasoning.prover import ProverStateMachine
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = (
-    "gdl/ticTacToe",
-    "gdl/connectFour",
-    "gdl/breakthrough",
-    "gdl2/meier",
-    "gdl2/blindtictactoe",
+    "gdl/gdl/ticTacToe.kif",
+    "gdl/gdl/connectFour.kif",
+    "gdl/gdl/breakthrough.kif",
+    "gdl/gdl2/meier.kif",
+    "gdl/gdl2/blindtictactoe.kif",
+    "scale/bsnake_n7_k2_H100_L20_T100.kif",
+    "scale/bsnake_n11_k4_H100_L20_T100.kif",
+    "scale/bsnake_n11_k4_H100_L121_T300.kif",
+    "scale/chess.kif",
 )
-TARGETS = {
-    "ticTacToe": ("50k", "3M"),
-    "connectFour": ("", "3M"),
-    "meier": ("20k", ""),
-}
 
 
-@dataclass
-class Row:
-    game: str
-    base: int
-    inputs: int
-    nodes: int
-    build_s: float
-    single: float
-    batched: float
-    prover: float
+def measure(path: Path, seconds: float, prover_seconds: float, batch: int, seed: int) -> dict:
+    """One game's figures (run in a child process of its own)."""
+    from ggp.bench import batched_rate, single_rate
+    from ggp.game import Game
+    from ggp.gdl.parser import parse_file
+    from ggp.reasoning.propnet_machine import PropnetStateMachine
+    from ggp.reasoning.prover import ProverStateMachine
 
-
-def bench_game(path: Path, args: argparse.Namespace) -> Row:
-    description = parse_file(path)
     start = time.perf_counter()
-    machine = PropnetStateMachine(description)
-    machine.compiled_batch  # noqa: B018 - compile now, so the build time includes it
-    build_s = time.perf_counter() - start
-    net = machine.propnet
-    single = single_rate(machine, args.seconds, args.seed).states_per_s
-    batched = batched_rate(machine, args.batch, args.seconds, args.seed).states_per_s
-    prover_machine = ProverStateMachine(description)
-    prover = single_rate(prover_machine, args.prover_seconds, args.seed).states_per_s
-    return Row(
-        path.stem, len(net.base), len(net.inputs), net.stats.nodes, build_s, single, batched, prover
-    )
-
-
-def bench_scale(path: Path) -> str:
+    game = Game.from_file(path)
+    row: dict = {
+        "load_s": time.perf_counter() - start,
+        "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "reasoner": game.reasoner,
+        "failure": game.grounding_failure,
+    }
     description = parse_file(path)
-    t0 = time.perf_counter()
-    program = ground(description)
-    t1 = time.perf_counter()
-    net = build_propnet(program)
-    t2 = time.perf_counter()
-    compile_single(net)
-    t3 = time.perf_counter()
-    compile_batch(net)
-    t4 = time.perf_counter()
-    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return (
-        f"| {path.name} | {len(net.base):,} | {len(program.rules):,} | {net.stats.nodes:,} "
-        f"| {t1 - t0:.2f} | {t2 - t1:.2f} | {t3 - t2:.2f} | {t4 - t3:.2f} | {t4 - t0:.2f} "
-        f"| {rss_mb:.0f} |"
-    )
+    if game.reasoner == "propnet":
+        machine = game.machine
+        assert isinstance(machine, PropnetStateMachine)
+        row["nodes"] = machine.propnet.stats.nodes
+        for backend in ("native", "python"):
+            m = machine if machine.backend == backend else None
+            if m is None:
+                m = PropnetStateMachine(description, backend=backend)
+            row[f"{backend}_single"] = single_rate(m, seconds, seed).states_per_s
+            view = Game(m, game.description, reasoner="propnet", cache_size=0)
+            row[f"{backend}_batched"] = batched_rate(view, batch, seconds, seed).states_per_s
+    prover = ProverStateMachine(description)
+    row["prover_single"] = single_rate(prover, prover_seconds, seed).states_per_s
+    return row
 
 
 def main() -> None:
@@ -102,37 +85,58 @@ def main() -> None:
     parser.add_argument("--prover-seconds", type=float, default=2.0)
     parser.add_argument("--batch", type=int, default=16384, help="states per batched call")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--games", nargs="*", default=list(GAMES))
-    parser.add_argument("--scale", action="store_true", help="also time the scale games")
+    parser.add_argument("--games", nargs="*", default=list(GAMES), help="paths under --shared")
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child is not None:
+        row = measure(args.child, args.seconds, args.prover_seconds, args.batch, args.seed)
+        print(json.dumps(row))
+        return
+
+    from ggp.bench import human
 
     print(
         f"Random playouts, states/s (single: one state per call; batched: {args.batch:,} "
-        "states per call)\n"
+        "states per call); load: Game.from_file, reasoner auto; a fresh process per game\n"
     )
     print(
-        "| game | base | inputs | nodes | build s | propnet single | propnet batched "
-        "| prover | single / prover | target single | target batched |"
+        "| game | load s | peak RSS MB | nodes | native single | native batched "
+        "| python single | python batched | prover single | native / prover |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for name in args.games:
-        row = bench_game(args.shared / "gdl" / f"{name}.kif", args)
-        single_target, batch_target = TARGETS.get(row.game, ("", ""))
+        path = args.shared / name
+        command = [
+            sys.executable,
+            __file__,
+            "--child",
+            str(path),
+            *("--seconds", str(args.seconds), "--prover-seconds", str(args.prover_seconds)),
+            *("--batch", str(args.batch), "--seed", str(args.seed)),
+        ]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            print(f"| {path.name} | failed: {done.stderr.strip().splitlines()[-1]} |")
+            continue
+        row = json.loads(done.stdout.strip().splitlines()[-1])
+        prover = row["prover_single"]
+        if row["reasoner"] == "propnet":
+            rates = " | ".join(
+                human(row[f"{backend}_{mode}"])
+                for backend in ("native", "python")
+                for mode in ("single", "batched")
+            )
+            ratio = f"{row['native_single'] / prover:,.0f}x"
+            nodes = f"{row['nodes']:,}"
+        else:
+            rates = " | ".join(["no propnet"] * 4)
+            ratio = "—"
+            nodes = f"prover: {row['failure']}"
         print(
-            f"| {row.game} | {row.base} | {row.inputs} | {row.nodes:,} | {row.build_s:.2f} "
-            f"| {human(row.single)} | {human(row.batched)} | {human(row.prover)} "
-            f"| {row.single / row.prover:.0f}x | {single_target} | {batch_target} |",
+            f"| {path.name} | {row['load_s']:.2f} | {row['rss_mb']:.0f} | {nodes} | {rates} "
+            f"| {human(prover) if prover >= 10 else f'{prover:.2g}'} | {ratio} |",
             flush=True,
         )
-    if args.scale:
-        print("\nGrounding and compiling the scale games (seconds; RSS is the peak so far)\n")
-        print(
-            "| file | base | ground rules | nodes | ground | propnet | compile single "
-            "| compile batch | total | peak RSS MB |"
-        )
-        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-        for path in sorted((args.shared / "scale").glob("*.kif")):
-            print(bench_scale(path), flush=True)
 
 
 if __name__ == "__main__":

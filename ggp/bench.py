@@ -15,9 +15,9 @@ from typing import Protocol
 
 import numpy as np
 
-from ggp.game import CacheInfo, Game
+from ggp.errors import GameError
+from ggp.game import DEFAULT_CACHE_SIZE, CacheInfo, Game
 from ggp.gdl.terms import Const, Term
-from ggp.reasoning.propnet_machine import PropnetStateMachine
 from ggp.reasoning.state_machine import State
 
 __all__ = ["Rate", "BenchReport", "single_rate", "batched_rate", "run_bench", "human"]
@@ -56,7 +56,9 @@ class Rate:
 
 
 def single_rate(machine: _Playable, seconds: float, seed: int = 0) -> Rate:
-    """Random playouts one state at a time (moves picked with uniforms drawn beforehand)."""
+    """Random playouts one state at a time (moves picked with uniforms drawn beforehand),
+    for ``seconds``: the playout under way when they run out stops there, its states
+    counted (a slow reasoner is measured on part of one playout)."""
     uniforms = np.random.default_rng(seed).random(1 << 16).tolist()
     roles = machine.roles
     legal_moves, next_state, is_terminal = (
@@ -68,7 +70,8 @@ def single_rate(machine: _Playable, seconds: float, seed: int = 0) -> Rate:
     steps = playouts = u = 0
     start = time.perf_counter()
     deadline = start + seconds
-    while time.perf_counter() < deadline:
+    clock = time.perf_counter
+    while clock() < deadline:
         state = start_state
         while not is_terminal(state):
             joint = []
@@ -78,19 +81,28 @@ def single_rate(machine: _Playable, seconds: float, seed: int = 0) -> Rate:
                 u = (u + 1) & 0xFFFF
             state = next_state(state, joint)
             steps += 1
-        playouts += 1
+            if clock() >= deadline:
+                break
+        else:
+            playouts += 1
     return Rate(steps, playouts, time.perf_counter() - start)
 
 
-def batched_rate(machine: PropnetStateMachine, batch: int, seconds: float, seed: int = 0) -> Rate:
-    """Random playouts ``batch`` states per call (one bit per state)."""
+def batched_rate(game: Game, batch: int, seconds: float, seed: int = 0) -> Rate:
+    """Random playouts ``batch`` states per call (one bit per state).
+
+    Raises:
+        GameError: The game's reasoner has no batched playouts (the prover).
+    """
     rng = np.random.default_rng(seed)
-    machine.random_playouts(machine.initial_state(), 64, rng)  # compile, warm up
+    if game.playout_batch(64, rng) is None:  # compile, warm up
+        raise GameError(f"{game.description.path}: the {game.reasoner} has no batched playouts")
     states = playouts = 0
     start = time.perf_counter()
     deadline = start + seconds
     while time.perf_counter() < deadline:
-        result = machine.random_playouts(machine.initial_state(), batch, rng)
+        result = game.playout_batch(batch, rng)
+        assert result is not None
         states += int(result.lengths.sum())
         playouts += batch
     return Rate(states, playouts, time.perf_counter() - start)
@@ -127,14 +139,12 @@ def run_bench(
     single = single_rate(game, seconds, seed)
     cached = info = None
     if cache:
-        cached_game = Game(
-            game.machine, game.description, reasoner=game.reasoner, warnings=game.warnings
-        )
+        cached_game = game.with_cache(DEFAULT_CACHE_SIZE)
         cached = single_rate(cached_game, seconds, seed)
         info = cached_game.cache_info()
     batched = None
-    if isinstance(game.machine, PropnetStateMachine):
-        batched = batched_rate(game.machine, batch, seconds, seed)
+    if game.playout_batch(1, np.random.default_rng(seed)) is not None:
+        batched = batched_rate(game, batch, seconds, seed)
     return BenchReport(str(path), game.reasoner, single, cached, info, batched, batch)
 
 

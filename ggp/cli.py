@@ -101,7 +101,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     except GDLError as e:
         print(e, file=sys.stderr)
         return EXIT_INVALID
-    info = game_info(game, args.playouts, np.random.default_rng(args.seed))
+    info = game_info(game, args.playouts, np.random.default_rng(args.seed), seconds=args.seconds)
     stats = info.playouts
     playouts = f"{stats.playouts} random playouts, seed {args.seed}"
     print(info.path)
@@ -120,6 +120,8 @@ def cmd_info(args: argparse.Namespace) -> int:
     else:
         print(f"  reasoner: prover (no propnet: {game.grounding_failure})")
     cut = f"; {stats.unfinished} cut off" if stats.unfinished else ""
+    if stats.playouts < args.playouts:
+        cut += f"; {args.playouts} asked, the {args.seconds:g} s ran out"
     print(
         f"  game length: mean {stats.mean_length:.2f}, max {stats.max_length} joint moves "
         f"({playouts}{cut})"
@@ -388,6 +390,14 @@ def _add_info_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         default=100,
         metavar="N",
         help="random playouts (default 100)",
+    )
+    info.add_argument(
+        "--seconds",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="time for the playouts: when it runs out, the playout under way is cut off and "
+        "no other starts (default 60)",
     )
     info.add_argument("--seed", type=int, default=0, help="seed of the playouts (default 0)")
     add_reasoner_option(info)

@@ -30,10 +30,11 @@ from __future__ import annotations
 
 import itertools
 import logging
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol, cast, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -47,7 +48,10 @@ from ggp.gdl.validate import check, summarize
 from ggp.reasoning.ground import GroundingLimits
 from ggp.reasoning.state_machine import JointMove, State, StateMachine, zobrist_of_facts
 
-__all__ = ["Game", "CacheInfo", "Expansion", "ReasonerName"]
+if TYPE_CHECKING:
+    from ggp.reasoning.propnet_machine import PlayoutResult, PropnetStateMachine
+
+__all__ = ["Game", "CacheInfo", "Expansion", "PropnetSize", "ReasonerName"]
 
 logger = logging.getLogger(__name__)
 
@@ -71,6 +75,72 @@ JointLike = Sequence[MoveLike] | Mapping[RoleLike, MoveLike]
 
 #: Default number of transitions the LRU cache keeps.
 DEFAULT_CACHE_SIZE = 100_000
+
+
+class _LockedMachine:
+    """A state machine whose calls are serialised by a lock (for the prover)."""
+
+    def __init__(self, machine: Any) -> None:
+        self._machine = machine
+        self._lock = threading.Lock()
+
+    @property
+    def roles(self) -> tuple[Const, ...]:
+        roles: tuple[Const, ...] = self._machine.roles
+        return roles
+
+    def _call(self, name: str, *args: Any) -> Any:
+        with self._lock:
+            return getattr(self._machine, name)(*args)
+
+    def initial_state(self) -> State:
+        state: State = self._call("initial_state")
+        return state
+
+    def legal_moves(self, state: State, role: Const) -> tuple[Term, ...]:
+        moves: tuple[Term, ...] = self._call("legal_moves", state, role)
+        return moves
+
+    def next_state(self, state: State, joint: Sequence[Term]) -> State:
+        result: State = self._call("next_state", state, joint)
+        return result
+
+    def percepts(self, state: State, joint: Sequence[Term], role: Const) -> frozenset[Term]:
+        result: frozenset[Term] = self._call("percepts", state, joint, role)
+        return result
+
+    def is_terminal(self, state: State) -> bool:
+        return bool(self._call("is_terminal", state))
+
+    def goals(self, state: State) -> tuple[int, ...]:
+        goals: tuple[int, ...] = self._call("goals", state)
+        return goals
+
+    def state_facts(self, state: State) -> frozenset[Term]:
+        facts: frozenset[Term] = self._call("state_facts", state)
+        return facts
+
+    def state_from_facts(self, facts: frozenset[Term]) -> State:
+        state: State = self._call("state_from_facts", facts)
+        return state
+
+
+@dataclass(frozen=True)
+class PropnetSize:
+    """Size of a game's compiled propositional network.
+
+    Attributes:
+        components: All nodes of the net (constants, base and input propositions,
+            gates and loop nodes).
+        base: Base propositions (the state's bits).
+        inputs: Input propositions (``(does role move)``).
+        gates: AND, OR and NOT gates.
+    """
+
+    components: int
+    base: int
+    inputs: int
+    gates: int
 
 
 @dataclass(frozen=True)
@@ -504,6 +574,110 @@ class Game:
                     current = machine.next_state(current, joint)
         result_means: npt.NDArray[np.float64] = total / n
         return result_means
+
+    # ----------------------------------------------------------------- views and sizes
+
+    def with_cache(self, cache_size: int) -> Game:
+        """A Game over the same reasoner with a transition cache of its own.
+
+        Games made this way share the compiled rules and may be used from different
+        threads (a transition cache is not thread-safe: give each thread its own).
+
+        Args:
+            cache_size: Transitions its cache keeps (0: no cache).
+        """
+        game = Game(
+            self.machine,
+            self.description,
+            reasoner=self.reasoner,
+            warnings=self.warnings,
+            cache_size=cache_size,
+        )
+        game.moves_public = self.moves_public
+        game.grounding_failure = self.grounding_failure
+        return game
+
+    def locked(self) -> Game:
+        """This game with every call into the reasoner serialised by a lock: for threads
+        sharing a reasoner that keeps mutable caches (the prover). Its own transition
+        cache has the default size; :meth:`with_cache` views of it share the lock."""
+        game = Game(
+            _LockedMachine(self.machine),
+            self.description,
+            reasoner=self.reasoner,
+            warnings=self.warnings,
+        )
+        game.moves_public = self.moves_public
+        game.grounding_failure = self.grounding_failure
+        return game
+
+    @property
+    def base_propositions(self) -> tuple[Term, ...] | None:
+        """Every base proposition a state of the game can hold, sorted by KIF text (the
+        propnet's grounded base); None when the prover plays the game (it does not list
+        them)."""
+        net = self._propnet()
+        return None if net is None else net.propnet.base
+
+    def all_moves(self, role: RoleLike) -> tuple[Term, ...] | None:
+        """Every move ``role`` can ever make, sorted by KIF text (the propnet's inputs);
+        None when the prover plays the game.
+
+        Raises:
+            GameError: No such role.
+        """
+        r = self.role(role)
+        net = self._propnet()
+        return None if net is None else net.all_moves(r)
+
+    def state_bits(self, states: Sequence[State]) -> npt.NDArray[np.bool_]:
+        """``[len(states), F]`` bool: which of the :attr:`base_propositions` (F of them,
+        in that order) hold in each state.
+
+        Raises:
+            GameError: The prover plays the game (it has no fixed base).
+        """
+        net = self._propnet()
+        if net is None:
+            raise GameError(
+                f"{self.description.path} runs on the reference prover: it has no "
+                "grounded base propositions"
+            )
+        from ggp.reasoning.propnet_machine import ints_to_bits
+
+        keys = [cast(int, state.key) for state in states]
+        return ints_to_bits(keys, len(net.propnet.base))
+
+    @property
+    def propnet_size(self) -> PropnetSize | None:
+        """The size of the game's propositional network; None with the prover."""
+        net = self._propnet()
+        if net is None:
+            return None
+        propnet = net.propnet
+        return PropnetSize(
+            components=propnet.stats.nodes,
+            base=len(propnet.base),
+            inputs=len(propnet.inputs),
+            gates=propnet.stats.gates,
+        )
+
+    def playout_batch(
+        self, n: int, rng: np.random.Generator, max_steps: int = 100_000
+    ) -> PlayoutResult | None:
+        """``n`` uniformly random playouts from the initial state in one batched call
+        (goals and lengths of each); None when the reasoner has no batched playouts."""
+        machine = self.machine
+        if not isinstance(machine, BatchedMachine):
+            return None
+        result: PlayoutResult = machine.random_playouts(machine.initial_state(), n, rng, max_steps)
+        return result
+
+    def _propnet(self) -> PropnetStateMachine | None:
+        from ggp.reasoning.propnet_machine import PropnetStateMachine
+
+        machine = self.machine
+        return machine if isinstance(machine, PropnetStateMachine) else None
 
     # ----------------------------------------------------------------- cache
 

@@ -7,7 +7,7 @@ propositional network. Both return frozen dataclasses whose repr evaluates back 
 
 Example:
     >>> import numpy as np
-    >>> from ggp.game import Game
+    >>> from ggp.game import Game, PropnetSize
     >>> game = Game.from_text('''
     ...     (role a) (role b) (init (phase 1))
     ...     (<= (legal ?r heads) (role ?r) (true (phase 1)))
@@ -28,11 +28,12 @@ Example:
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
 
-from ggp.game import Game
+from ggp.game import Game, PropnetSize
 from ggp.gdl.validate import summarize
 
 __all__ = ["PlayoutStats", "PropnetSize", "GameInfo", "sample_playouts", "game_info"]
@@ -53,7 +54,8 @@ class PlayoutStats:
             (two or more legal moves) at once.
         mean_length: Mean number of joint moves per playout.
         max_length: The longest playout, in joint moves.
-        unfinished: Playouts cut off at ``max_steps`` before reaching a terminal state.
+        unfinished: Playouts cut off (at ``max_steps``, or when the time ran out) before
+            reaching a terminal state.
         mean_branching: ``[roles]`` for each role in game order, the mean number of its
             legal moves over all non-terminal states the playouts visited (0.0 when
             they visited none).
@@ -65,24 +67,6 @@ class PlayoutStats:
     max_length: int
     unfinished: int
     mean_branching: tuple[float, ...]
-
-
-@dataclass(frozen=True)
-class PropnetSize:
-    """Size of a game's compiled propositional network.
-
-    Attributes:
-        components: All nodes of the net (constants, base and input propositions,
-            gates and loop nodes).
-        base: Base propositions (the state's bits).
-        inputs: Input propositions (``(does role move)``).
-        gates: AND, OR and NOT gates.
-    """
-
-    components: int
-    base: int
-    inputs: int
-    gates: int
 
 
 @dataclass(frozen=True)
@@ -116,7 +100,11 @@ class GameInfo:
 
 
 def sample_playouts(
-    game: Game, playouts: int, rng: np.random.Generator, max_steps: int = DEFAULT_MAX_STEPS
+    game: Game,
+    playouts: int,
+    rng: np.random.Generator,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    seconds: float | None = None,
 ) -> PlayoutStats:
     """Play ``playouts`` uniformly random games and record what they show.
 
@@ -125,6 +113,9 @@ def sample_playouts(
         playouts: Number of games, at least 1.
         rng: Source of every random choice.
         max_steps: Cut a playout off after this many joint moves.
+        seconds: Time for them all (None: no limit): when it runs out, the playout under
+            way is cut off and no other starts (``playouts`` of the result says how many
+            there were; at least one, however short).
 
     Returns:
         Lengths, branching factors per role and simultaneity.
@@ -141,11 +132,14 @@ def sample_playouts(
     simultaneous = False
     unfinished = 0
     lengths: list[int] = []
+    deadline = None if seconds is None else time.monotonic() + seconds
     for _ in range(playouts):
+        if lengths and deadline is not None and time.monotonic() > deadline:
+            break
         state = game.initial_state()
         steps = 0
         while not game.is_terminal(state):
-            if steps >= max_steps:
+            if steps >= max_steps or (deadline is not None and time.monotonic() > deadline):
                 unfinished += 1
                 break
             legal = [game.legal_moves(state, role) for role in roles]
@@ -165,7 +159,7 @@ def sample_playouts(
         float(total) / states_seen if states_seen else 0.0 for total in legal_sums.tolist()
     )
     return PlayoutStats(
-        playouts=playouts,
+        playouts=len(lengths),
         simultaneous=simultaneous,
         mean_length=float(np.mean(lengths)),
         max_length=max(lengths),
@@ -176,22 +170,15 @@ def sample_playouts(
 
 def propnet_size(game: Game) -> PropnetSize | None:
     """The size of ``game``'s propositional network, or None if it uses the prover."""
-    from ggp.reasoning.propnet_machine import PropnetStateMachine
-
-    machine = game.machine
-    if not isinstance(machine, PropnetStateMachine):
-        return None
-    net = machine.propnet
-    return PropnetSize(
-        components=net.stats.nodes,
-        base=len(net.base),
-        inputs=len(net.inputs),
-        gates=net.stats.gates,
-    )
+    return game.propnet_size
 
 
 def game_info(
-    game: Game, playouts: int, rng: np.random.Generator, max_steps: int = DEFAULT_MAX_STEPS
+    game: Game,
+    playouts: int,
+    rng: np.random.Generator,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    seconds: float | None = None,
 ) -> GameInfo:
     """Summarise ``game``: roles, chance, hidden information, propnet size, playouts.
 
@@ -200,6 +187,7 @@ def game_info(
         playouts: Number of seeded random playouts, at least 1.
         rng: Source of the playouts' random choices.
         max_steps: Cut a playout off after this many joint moves.
+        seconds: Time for the playouts (see :func:`sample_playouts`).
 
     Raises:
         ValueError: ``playouts`` is less than 1.
@@ -213,5 +201,5 @@ def game_info(
         has_hidden_information=summary.has_sees,
         reasoner=game.reasoner,
         propnet=propnet_size(game),
-        playouts=sample_playouts(game, playouts, rng, max_steps),
+        playouts=sample_playouts(game, playouts, rng, max_steps, seconds),
     )

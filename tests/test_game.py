@@ -229,3 +229,43 @@ def test_grounding_budget_from_the_environment(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("GGP_GROUNDING_SECONDS", "eight")
     with pytest.raises(SettingError, match="GGP_GROUNDING_SECONDS='eight': expected a number"):
         Game.from_file(GAMES / "tictactoe.gdl")
+
+
+def test_what_game_offers_about_its_reasoner(tictactoe: Game) -> None:
+    base = tictactoe.base_propositions
+    assert base is not None and len(base) == 29  # 27 cell marks and 2 control facts
+    assert [str(m) for m in tictactoe.all_moves("oplayer") or ()][:2] == [
+        "(mark 1 1)",
+        "(mark 1 2)",
+    ]
+    assert len(tictactoe.all_moves("xplayer") or ()) == 10  # 9 marks and noop
+    size = tictactoe.propnet_size
+    assert size is not None and (size.base, size.inputs) == (29, 20)
+    start = tictactoe.initial_state()
+    bits = tictactoe.state_bits([start, start])
+    assert bits.shape == (2, 29)
+    held = {str(base[i]) for i in np.flatnonzero(bits[0])}
+    assert held == {str(f) for f in tictactoe.state_facts(start)}
+    batch = tictactoe.playout_batch(100, np.random.default_rng(0))
+    assert batch is not None and batch.goals.shape == (100, 2)
+    assert batch.lengths.min() >= 5 and batch.lengths.max() <= 9
+
+    prover = Game.from_file(GAMES / "tictactoe.gdl", reasoner="prover")
+    assert prover.base_propositions is None and prover.all_moves("xplayer") is None
+    assert prover.propnet_size is None
+    assert prover.playout_batch(10, np.random.default_rng(0)) is None
+    with pytest.raises(GameError, match="no grounded base propositions"):
+        prover.state_bits([prover.initial_state()])
+
+
+def test_views_share_the_reasoner_with_caches_of_their_own(tictactoe: Game) -> None:
+    view = tictactoe.with_cache(10)
+    assert view.machine is tictactoe.machine and view.cache_info().maxsize == 10
+    start = view.initial_state()
+    view.next_state(start, ["(mark 1 1)", "noop"])
+    assert view.cache_info().misses == 1 and tictactoe.cache_info() != view.cache_info()
+    prover = Game.from_file(GAMES / "tictactoe.gdl", reasoner="prover").locked()
+    shared = prover.with_cache(0)
+    assert shared.machine is prover.machine  # the same lock
+    state = shared.next_state(shared.initial_state(), ["(mark 2 2)", "noop"])
+    assert "(cell 2 2 x)" in {str(f) for f in prover.state_facts(state)}

@@ -109,6 +109,17 @@ def test_sample_playouts_cuts_off_long_games() -> None:
         sample_playouts(load("connect_four.gdl"), 0, np.random.default_rng(0))
 
 
+def test_sample_playouts_stop_when_the_time_runs_out(capsys: pytest.CaptureFixture[str]) -> None:
+    # A budget already spent: one playout, cut off before its first step.
+    stats = sample_playouts(load("connect_four.gdl"), 5, np.random.default_rng(0), seconds=-1.0)
+    assert (stats.playouts, stats.unfinished, stats.max_length) == (1, 1, 0)
+    path = str(GAMES / "connect_four.gdl")
+    assert main(["info", path, "--playouts", "5", "--seconds", "-1"]) == 0
+    assert (
+        "1 random playouts, seed 0; 1 cut off; 5 asked, the -1 s ran out" in capsys.readouterr().out
+    )
+
+
 def test_info_command(capsys: pytest.CaptureFixture[str]) -> None:
     path = str(GAMES / "meier.gdl")
     assert main(["info", path, "--playouts", "20", "--seed", "3"]) == 0

@@ -52,3 +52,29 @@ def test_no_module_imports_a_layer_above_its_own(path: Path) -> None:
     own = LEVEL[parts[0]]
     above = sorted(p for p in imported_parts(path) if p in LEVEL and LEVEL[p] > own)
     assert above == [], f"{path.relative_to(ROOT)} imports ggp.{above[0]}, a layer above it"
+
+
+#: Where a reasoner may be touched: the reasoners themselves and the Game facade.
+REASONER_SIDE = ("reasoning", "game")
+
+
+@pytest.mark.parametrize("path", MODULES, ids=[str(p.relative_to(ROOT)) for p in MODULES])
+def test_nothing_above_game_reaches_past_it(path: Path) -> None:
+    parts = path.relative_to(ROOT / "ggp").with_suffix("").parts
+    if parts[0] in REASONER_SIDE:
+        return
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    reached = [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr == "machine"
+    ]
+    machine_classes = [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        and node.module in ("ggp.reasoning.propnet_machine", "ggp.reasoning.prover")
+    ]
+    where = path.relative_to(ROOT)
+    assert reached == [], f"{where}:{reached[0]} uses game.machine; ask Game instead"
+    assert machine_classes == [], f"{where}:{machine_classes[0]} imports a reasoner class"

@@ -4,7 +4,7 @@
 proposition: 1.0 when it is true in the state — the full grounded state, as in the
 published system) and its outputs (every role's expected goal; for each role but
 ``random``, one policy logit per move the role can ever make, in the order of
-``machine.all_moves(role)``). Nothing here is specific to a game.
+``Game.all_moves(role)``). Nothing here is specific to a game.
 
 Example:
     >>> from pathlib import Path
@@ -30,7 +30,6 @@ import numpy.typing as npt
 from ggp.errors import GameError
 from ggp.game import Game
 from ggp.gdl.terms import Const, Term
-from ggp.reasoning.propnet_machine import PropnetStateMachine, ints_to_bits
 from ggp.reasoning.state_machine import State
 
 __all__ = ["GameEncoding", "game_digest", "EncodingSignature"]
@@ -73,20 +72,19 @@ class GameEncoding:
     """
 
     def __init__(self, game: Game) -> None:
-        machine = game.machine
-        if not isinstance(machine, PropnetStateMachine):
+        base = game.base_propositions
+        if base is None:
             raise GameError(
                 f"{game.description.path} runs on the reference prover: the network needs "
                 "the propnet's grounded base propositions"
             )
         self.game = game
-        self.machine = machine
-        self.base: tuple[Term, ...] = machine.propnet.base
+        self.base: tuple[Term, ...] = base
         self.roles: tuple[Const, ...] = game.roles
         #: Indices (into ``roles``) of the roles with a policy head.
         self.policy_roles: tuple[int, ...] = tuple(game.role_index(r) for r in game.player_roles)
         self.moves: tuple[tuple[Term, ...], ...] = tuple(
-            machine.all_moves(self.roles[r]) for r in self.policy_roles
+            game.all_moves(self.roles[r]) or () for r in self.policy_roles
         )
         self._move_index = tuple({m: i for i, m in enumerate(ms)} for ms in self.moves)
         self._head_of_role = {r: h for h, r in enumerate(self.policy_roles)}
@@ -124,14 +122,11 @@ class GameEncoding:
 
     def encode(self, states: Sequence[State]) -> npt.NDArray[np.float32]:
         """``[B, F]`` float32: 1.0 where a base proposition is true."""
-        keys = [state.key for state in states]
-        bits = ints_to_bits(keys, self.num_inputs)  # type: ignore[arg-type]
-        return bits.astype(np.float32)
+        return self.game.state_bits(states).astype(np.float32)
 
     def encode_bits(self, states: Sequence[State]) -> npt.NDArray[np.uint8]:
         """``[B, F]`` uint8 0/1 (compact, for replay buffers)."""
-        keys = [state.key for state in states]
-        return ints_to_bits(keys, self.num_inputs).view(np.uint8)  # type: ignore[arg-type]
+        return self.game.state_bits(states).view(np.uint8)
 
     def legal_masks(self, states: Sequence[State]) -> list[npt.NDArray[np.bool_]]:
         """Per policy head, ``[B, M_p]`` bool: 1 = legal (all 0 in a terminal state)."""

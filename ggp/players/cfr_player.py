@@ -258,27 +258,38 @@ class CFRPlayer:
         if len(moves) == 1:
             return _Decision(MovePolicy(moves, (1.0,)), "none")
         if tracker.lost:  # the search cannot place the observations either (logged once)
-            return self._fallback(stop_at, "the observations contradict the rules")
+            return self._fallback(stop_at, deadline, "the observations contradict the rules")
         try:
             result = self.search(stop_at, started + settings.min_time_s)
         except NoConsistentHistoryError as e:
-            return self._fallback(stop_at, f"search failed: {e}", logging.WARNING)
+            return self._fallback(stop_at, deadline, f"search failed: {e}", logging.WARNING)
         except OutOfTime as e:  # the sampler goes on from there at the next move
-            return self._fallback(stop_at, f"no history sampled in time ({e})")
+            return self._fallback(stop_at, deadline, f"no history sampled in time ({e})")
         self.last_search = result
         return _Decision(MovePolicy(result.moves, result.policy), "weighted")
 
-    def _fallback(self, stop_at: float, reason: str, level: int = logging.INFO) -> _Decision:
+    def _fallback(
+        self, stop_at: float, deadline: float, reason: str, level: int = logging.INFO
+    ) -> _Decision:
         """Uniform over the moves legal in the tracker's history of the latest
-        observations, ``reason`` logged at ``level``.
+        observations, ``reason`` logged at ``level``. The tracker looks for that history
+        until ``stop_at`` (the move's time budget) and then, if it has not found it,
+        until the clock's margin before ``deadline``: a move of an older history could
+        be illegal now.
 
         Raises:
-            OutOfTime: The tracker found no such history by ``stop_at``.
+            OutOfTime: The tracker found no such history by the clock's margin.
         """
         tracker = self._tracker
         assert tracker is not None
         logger.log(level, "%s; playing a random legal move", reason)
-        moves = tracker.legal_moves(stop_at)
+        try:
+            moves = tracker.legal_moves(stop_at)
+        except OutOfTime:
+            last_chance = deadline - self.settings.margin_s
+            if last_chance <= stop_at:
+                raise
+            moves = tracker.legal_moves(last_chance)
         return _Decision(MovePolicy(moves, (1.0 / len(moves),) * len(moves)), "uniform")
 
     def _roots(self, stop_at: float) -> list[tuple[SampledHistory, float]]:

@@ -260,21 +260,17 @@ def handcrafted_kind(game: Game) -> str | None:
     Recognised by the moves of the first player role (from the propnet when the game
     has one, else from the legal moves of the initial state and the file name).
     """
-    machine = game.machine
     moves: set[str] = set()
-    all_moves = getattr(machine, "all_moves", None)
     for role in game.player_roles:
-        if all_moves is not None:
-            found = all_moves(role)
-        else:
+        found = game.all_moves(role)
+        if found is None:
             found = game.legal_moves(game.initial_state(), role)
         moves.update(m.name for m in found)
     if {"claim", "ask_roll", "you_bluff"} <= moves:
         return "meier"
     cells: set[Cell] = set()
     for role in game.player_roles:
-        found = all_moves(role) if all_moves is not None else ()
-        cells.update(c for m in found if (c := _cell(m)) is not None)
+        cells.update(c for m in game.all_moves(role) or () if (c := _cell(m)) is not None)
     if moves == {"mark"} and cells == {(r, c) for r in (1, 2, 3) for c in (1, 2, 3)}:
         return "blindtictactoe"
     return None

@@ -157,10 +157,7 @@ def _axis(coordinates: set[Const]) -> list[Const]:
 
 def _all_base_propositions(game: Game) -> tuple[Term, ...]:
     """Every base proposition of ``game`` when its reasoner lists them (the propnet)."""
-    from ggp.reasoning.propnet_machine import PropnetStateMachine
-
-    machine = game.machine
-    return machine.propnet.base if isinstance(machine, PropnetStateMachine) else ()
+    return game.base_propositions or ()
 
 
 def _format_percepts(percepts: Iterable[Term]) -> str:

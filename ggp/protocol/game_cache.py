@@ -13,75 +13,16 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
-from typing import Any
 
 from ggp.game import Game, ReasonerName
-from ggp.gdl.terms import Const, Description, Term
-from ggp.reasoning.state_machine import State
+from ggp.gdl.terms import Description
 
 __all__ = ["GameCache", "game_view"]
 
 
-class _LockedMachine:
-    """A state machine whose calls are serialised by a lock (for the prover)."""
-
-    def __init__(self, machine: Any) -> None:
-        self._machine = machine
-        self._lock = threading.Lock()
-
-    @property
-    def roles(self) -> tuple[Const, ...]:
-        roles: tuple[Const, ...] = self._machine.roles
-        return roles
-
-    def _call(self, name: str, *args: Any) -> Any:
-        with self._lock:
-            return getattr(self._machine, name)(*args)
-
-    def initial_state(self) -> State:
-        state: State = self._call("initial_state")
-        return state
-
-    def legal_moves(self, state: State, role: Const) -> tuple[Term, ...]:
-        moves: tuple[Term, ...] = self._call("legal_moves", state, role)
-        return moves
-
-    def next_state(self, state: State, joint: Sequence[Term]) -> State:
-        result: State = self._call("next_state", state, joint)
-        return result
-
-    def percepts(self, state: State, joint: Sequence[Term], role: Const) -> frozenset[Term]:
-        result: frozenset[Term] = self._call("percepts", state, joint, role)
-        return result
-
-    def is_terminal(self, state: State) -> bool:
-        return bool(self._call("is_terminal", state))
-
-    def goals(self, state: State) -> tuple[int, ...]:
-        goals: tuple[int, ...] = self._call("goals", state)
-        return goals
-
-    def state_facts(self, state: State) -> frozenset[Term]:
-        facts: frozenset[Term] = self._call("state_facts", state)
-        return facts
-
-    def state_from_facts(self, facts: frozenset[Term]) -> State:
-        state: State = self._call("state_from_facts", facts)
-        return state
-
-
 def game_view(base: Game, cache_size: int) -> Game:
     """A new :class:`Game` over ``base``'s reasoner with its own transition cache."""
-    game = Game(
-        base.machine,
-        base.description,
-        reasoner=base.reasoner,
-        warnings=base.warnings,
-        cache_size=cache_size,
-    )
-    game.moves_public = base.moves_public
-    return game
+    return base.with_cache(cache_size)
 
 
 class GameCache:
@@ -108,14 +49,7 @@ class GameCache:
                 return game
             game = Game.from_description(rules, reasoner=self._reasoner)
             if game.reasoner != "propnet":
-                shared = Game(
-                    _LockedMachine(game.machine),
-                    game.description,
-                    reasoner=game.reasoner,
-                    warnings=game.warnings,
-                )
-                shared.moves_public = game.moves_public
-                game = shared
+                game = game.locked()
             self._games[key] = game
             while len(self._games) > self._size:
                 self._games.popitem(last=False)

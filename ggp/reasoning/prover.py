@@ -20,7 +20,8 @@ Incomplete Information Games", AAAI 2010). How the prover reads the rules:
   refused with :class:`~ggp.errors.GDLSemanticError`.
 - Three layers: *static* relations (depending on neither ``true`` nor ``does``) are
   evaluated once; *state* relations (``legal``, ``goal``, ``terminal`` and what they
-  need) once per state, kept in a small LRU cache; *move* relations (``next``, ``sees``
+  need) once per state, kept in an LRU cache bounded by its facts as well as by its
+  states (a chess state's model holds millions); *move* relations (``next``, ``sees``
   and what depends on ``does``) once per state and joint move. The rules of a move
   relation that do not depend on ``does`` are evaluated with the state layer, so the
   moves from one state share that work.
@@ -72,10 +73,11 @@ from __future__ import annotations
 import itertools
 import logging
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from cachetools import LRUCache
 
 from ggp.errors import GameError, GDLSemanticError
 from ggp.gdl.graph import strongly_connected_components
@@ -587,33 +589,54 @@ def _components(graph: dict[RelKey, set[RelKey]]) -> list[list[RelKey]]:
 
 
 class _Model:
-    """Tables of the relations evaluated so far for one state (or state and move)."""
+    """Tables of the relations evaluated so far for one state (or state and move).
 
-    __slots__ = ("tables", "done", "legal")
+    ``facts`` counts the facts of the tables it evaluated itself (not those it shares
+    with the model it was made from): what keeping it in a cache costs.
+    """
+
+    __slots__ = ("tables", "done", "legal", "facts")
 
     def __init__(self, tables: dict[RelKey, _Table], done: set[int]) -> None:
         self.tables = tables
         self.done = done
         self.legal: dict[Const, tuple[Term, ...]] = {}
+        self.facts = 0
 
 
-class _LRU(OrderedDict[Hashable, _Model]):
-    """A small least-recently-used cache of models."""
+class _Models:
+    """A least-recently-used cache of models, bounded by models and by facts.
 
-    def __init__(self, size: int) -> None:
-        super().__init__()
-        self.size = size
+    Each model costs its facts plus a share, ``max_facts // max_models``, of a cache
+    of ``max_facts``: at most ``max_models`` models and ``max_facts`` facts are kept,
+    and a model larger than the whole cache not at all (the latest state's model is
+    held apart).
+    """
+
+    def __init__(self, max_models: int, max_facts: int) -> None:
+        self._share = max_facts // max_models
+        self._cache: LRUCache[Hashable, _Model] = LRUCache(
+            maxsize=max_facts,
+            getsizeof=lambda model: model.facts + self._share,
+        )
+
+    def __len__(self) -> int:
+        return len(self._cache)
+
+    @property
+    def facts(self) -> int:
+        """The facts of the models kept."""
+        return int(self._cache.currsize) - self._share * len(self._cache)
 
     def fetch(self, key: Hashable) -> _Model | None:
-        model = self.get(key)
-        if model is not None:
-            self.move_to_end(key)
-        return model
+        return self._cache.get(key)
 
     def store(self, key: Hashable, model: _Model) -> None:
-        self[key] = model
-        if len(self) > self.size:
-            self.popitem(last=False)
+        """Keep ``model`` (again, when it has grown), dropping the least recent ones."""
+        try:
+            self._cache[key] = model
+        except ValueError:  # larger than the whole cache
+            self._cache.pop(key, None)
 
 
 # --------------------------------------------------------------------------------------
@@ -631,8 +654,11 @@ class ProverStateMachine:
     Args:
         description: The parsed game.
         cache_size: How many states keep their evaluated ``legal`` / ``goal`` /
-            ``terminal`` model (and how many (state, joint move) pairs their ``next`` /
-            ``sees`` model).
+            ``terminal`` model (and a quarter as many (state, joint move) pairs their
+            ``next`` / ``sees`` model).
+        cache_facts: How many evaluated facts those models may hold in all (about
+            160 bytes each: the default keeps the caches under about 400 MB; a chess
+            state's model has 3.7 million and is not kept).
 
     Raises:
         ValueError: ``cache_size`` is below 1.
@@ -642,9 +668,13 @@ class ProverStateMachine:
             on ``does``.
     """
 
-    def __init__(self, description: Description, *, cache_size: int = 256) -> None:
+    def __init__(
+        self, description: Description, *, cache_size: int = 256, cache_facts: int = 2_000_000
+    ) -> None:
         if cache_size < 1:
             raise ValueError(f"cache_size must be at least 1, got {cache_size}")
+        if cache_facts < 0:
+            raise ValueError(f"cache_facts must be at least 0, got {cache_facts}")
         started = time.perf_counter()
         self._description = description
         self._roles = self._read_roles(description)
@@ -675,9 +705,9 @@ class ProverStateMachine:
         move_needs = self._needed((_NEXT, _SEES))
         self._state_for_move = [c for c in move_needs if self._parts[c].layer == _STATE]
         self._move_parts = [c for c in move_needs if self._parts[c].layer == _MOVE]
-        self._states = _LRU(cache_size)
+        self._states = _Models(cache_size, cache_facts)
         self._last: tuple[State, _Model] | None = None  # the latest state model
-        self._moves = _LRU(max(cache_size // 4, 4))
+        self._moves = _Models(max(cache_size // 4, 4), cache_facts // 4)
         init = static.tables.get(_INIT)
         self._initial = State(
             frozenset(f[0] for f in init.rows) if init is not None else frozenset(), self
@@ -838,12 +868,23 @@ class ProverStateMachine:
 
     # ---- evaluation ------------------------------------------------------------------
 
-    def _ensure(self, model: _Model, components: Iterable[int]) -> None:
-        """Evaluate the ``components`` (dependencies first) not yet in ``model``."""
+    def _ensure(self, model: _Model, components: Iterable[int]) -> bool:
+        """Evaluate the ``components`` (dependencies first) not yet in ``model``;
+        whether there were any (``model.facts`` then counts their facts too)."""
+        grown = False
         for i in components:
             if i not in model.done:
-                self._evaluate(self._parts[i], model.tables)
+                part = self._parts[i]
+                self._evaluate(part, model.tables)
                 model.done.add(i)
+                model.facts += sum(len(model.tables[key].rows) for key in part.keys)
+                grown = True
+        return grown
+
+    def _ensure_state(self, state: State, model: _Model, components: Iterable[int]) -> None:
+        """:meth:`_ensure` on a state's model, its cache entry resized if it grew."""
+        if self._ensure(model, components):
+            self._states.store(state, model)
 
     def _evaluate(self, part: _Component, tables: dict[RelKey, _Table]) -> None:
         if not part.recursive:  # one relation: each rule once
@@ -897,10 +938,11 @@ class ProverStateMachine:
         model = self._moves.fetch(key)
         if model is None:
             base = self._state_model(state)
-            self._ensure(base, self._state_for_move)
+            self._ensure_state(state, base, self._state_for_move)
             tables = dict(base.tables)
             tables[_DOES] = _Table(zip(self._roles, moves, strict=True))
             model = _Model(tables, set(base.done))
+            model.facts = base.facts  # it keeps the state's tables alive too
             self._ensure(model, self._move_parts)
             self._moves.store(key, model)
         return model
@@ -977,7 +1019,7 @@ class ProverStateMachine:
         model = self._state_model(state)
         moves = model.legal.get(role)
         if moves is None:
-            self._ensure(model, self._state_targets[_LEGAL])
+            self._ensure_state(state, model, self._state_targets[_LEGAL])
             found = {fact[1] for fact in self._table(model, _LEGAL) if fact[0] is role}
             moves = tuple(sorted(found, key=str))
             model.legal[role] = moves
@@ -1011,7 +1053,7 @@ class ProverStateMachine:
         """
         self._facts(state)
         model = self._state_model(state)
-        self._ensure(model, self._state_targets[_TERMINAL])
+        self._ensure_state(state, model, self._state_targets[_TERMINAL])
         return bool(self._table(model, _TERMINAL))
 
     def goals(self, state: State) -> tuple[int, ...]:
@@ -1023,7 +1065,7 @@ class ProverStateMachine:
         """
         self._facts(state)
         model = self._state_model(state)
-        self._ensure(model, self._state_targets[_GOAL])
+        self._ensure_state(state, model, self._state_targets[_GOAL])
         best: dict[Term, int] = {}
         for role, value in self._table(model, _GOAL):
             if isinstance(value, Const) and value.name.isdigit():

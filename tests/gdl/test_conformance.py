@@ -129,6 +129,21 @@ def test_scale_files_validate(path: Path) -> None:
 
 
 @requires_shared
+@pytest.mark.slow
+def test_chess_is_played_by_the_prover_after_the_grounding_budget() -> None:
+    # The public chess rules cannot be grounded within the default budget (8 s of CPU,
+    # 2 GiB): no propnet backend exists to cross-check, and the game falls back to the
+    # prover with the reason, which plays it (slowly: about 15 s a state).
+    game = Game.from_file(SHARED / "scale" / "chess.kif")
+    assert game.reasoner == "prover"
+    assert game.grounding_failure is not None
+    assert "GroundingLimits." in game.grounding_failure
+    state = game.initial_state()
+    assert len(game.legal_moves(state, "white")) == 20  # 16 pawn moves, 4 knight moves
+    assert [str(m) for m in game.legal_moves(state, "black")] == ["noop"]
+
+
+@requires_shared
 def test_corpus_summaries() -> None:
     gdl2 = summarize(parse_file(SHARED / "gdl/gdl2/meier.kif"))
     assert gdl2.roles == ("random", "p1", "p2")

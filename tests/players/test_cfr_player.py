@@ -10,9 +10,11 @@ import pytest
 
 from ggp.errors import GameError, NoConsistentHistoryError
 from ggp.game import Game
+from ggp.gdl.terms import Term
 from ggp.match import run_match
 from ggp.players.base import MatchInfo, Observation
 from ggp.players.cfr_player import CFRPlayer, CFRSettings, SearchResult
+from ggp.players.history_tracker import HistoryTracker
 from ggp.players.random_player import RandomPlayer
 from ggp.search.history import ObservationHistory
 from ggp.search.sampler import OutOfTime, PosteriorSampler, SampledHistory
@@ -148,6 +150,34 @@ def test_out_of_time_sampling_still_answers_with_a_legal_move(
         record = run_match(game, players, np.random.default_rng(0))
     assert not record.replacements
     assert "no history sampled in time" in caplog.text
+
+
+def test_the_fallback_looks_for_a_history_until_the_clock_margin(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A history of the latest observations takes longer than the move's time budget
+    # (max_time_s) but comes before the clock: the fallback waits for it, not the referee.
+    def out_of_time(*args: object, **kwargs: object) -> list[tuple[SampledHistory, float]]:
+        raise OutOfTime("the exact filter stopped at step 1")
+
+    original = HistoryTracker.legal_moves
+    asked: list[float] = []
+
+    def slow_legal_moves(self: HistoryTracker, deadline: float | None = None) -> tuple[Term, ...]:
+        assert deadline is not None
+        asked.append(deadline - time.monotonic())
+        if deadline - time.monotonic() < 2.0:  # found only after two seconds
+            raise OutOfTime("backtracking stopped after 1 states")
+        return original(self, deadline)
+
+    monkeypatch.setattr(PosteriorSampler, "sample_many", out_of_time)
+    monkeypatch.setattr(HistoryTracker, "legal_moves", slow_legal_moves)
+    game = Game.from_file(GAMES / "blindtictactoe.gdl")
+    player = CFRPlayer(FAST, rng=np.random.default_rng(0))
+    player.start(MatchInfo("m", game, game.role("x")))
+    move = player.play(Observation(0, None, frozenset()), time.monotonic() + 5.0)
+    assert move in game.legal_moves(game.initial_state(), "x")
+    assert max(asked) > 4.0 > FAST.max_time_s  # asked until the clock's margin
 
 
 #: Chance tosses a coin the player does not see (the player waits), then the player looks

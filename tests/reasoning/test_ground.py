@@ -159,7 +159,7 @@ def test_dynamic_recursion_is_kept_as_rules() -> None:
 
 
 def test_demand_grounds_only_what_the_outputs_ask_for() -> None:
-    program = ground_text(PATHS)
+    program = ground(parse_text(PATHS), GroundingLimits(demand=True))
     paths = {str(rule.head) for rule in program.rules if rule.head.name == "path"}
     # terminal asks for (path 1 1), which asks for the paths from 1 only
     assert paths == {"(path 1 1)", "(path 1 2)", "(path 1 3)"}

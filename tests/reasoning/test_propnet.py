@@ -23,7 +23,7 @@ from ggp.errors import GameError, GDLSemanticError
 from ggp.gdl.parser import parse_file, parse_term, parse_text
 from ggp.gdl.terms import Const, Term
 from ggp.reasoning.compile import compile_batch, compile_single, generate_single_source
-from ggp.reasoning.ground import ground
+from ggp.reasoning.ground import GroundingLimits, ground
 from ggp.reasoning.kernel import load_kernel
 from ggp.reasoning.propnet import Op, build_propnet
 from ggp.reasoning.propnet_machine import PropnetStateMachine, StateBatch
@@ -170,6 +170,15 @@ def test_crosscheck_with_prover(path: Path) -> None:
 def test_crosscheck_own_games(path: Path) -> None:
     prover, propnet = machines(path)
     steps = crosscheck_playouts(prover, propnet, PLAYOUTS, np.random.default_rng(99))
+    crosscheck_batched(prover, propnet, steps)
+
+
+@pytest.mark.parametrize("path", OWN_GAMES, ids=[p.name for p in OWN_GAMES])
+def test_crosscheck_own_games_grounded_on_demand(path: Path) -> None:
+    description = parse_file(path)
+    prover = ProverStateMachine(description)
+    propnet = PropnetStateMachine(description, limits=GroundingLimits(demand=True))
+    steps = crosscheck_playouts(prover, propnet, PLAYOUTS, np.random.default_rng(5))
     crosscheck_batched(prover, propnet, steps)
 
 

@@ -22,7 +22,7 @@ from ggp.gdl.terms import Const, Term
 from ggp.reasoning.prover import ProverStateMachine
 from ggp.reasoning.state_machine import State, StateMachine
 
-from conftest import SHARED, corpus_files, corpus_ids, requires_shared
+from conftest import GAMES, SHARED, corpus_files, corpus_ids, requires_shared
 
 BASE_TESTS = SHARED / "gdl" / "ggp-base-tests"
 
@@ -629,3 +629,28 @@ def test_corpus_random_playouts(path: Path) -> None:
         goals = machine.goals(state)
         assert len(goals) == len(machine.roles)
         assert all(0 <= goal <= 100 for goal in goals)
+
+
+def test_the_caches_are_bounded_by_facts_as_well_as_by_states() -> None:
+    description = parse_file(GAMES / "tictactoe.gdl")
+    rng = np.random.default_rng(0)
+    for cache_size, cache_facts in ((256, 200), (3, 1_000_000)):
+        machine = ProverStateMachine(description, cache_size=cache_size, cache_facts=cache_facts)
+        state = machine.initial_state()
+        while not machine.is_terminal(state):
+            moves = [machine.legal_moves(state, role) for role in machine.roles]
+            state = machine.next_state(state, [m[rng.integers(len(m))] for m in moves])
+            machine.goals(state)
+            assert len(machine._states) <= cache_size
+            assert machine._states.facts <= cache_facts
+        assert machine._states.facts > 0
+
+
+def test_a_model_larger_than_the_cache_is_not_kept() -> None:
+    machine = ProverStateMachine(parse_file(GAMES / "tictactoe.gdl"), cache_facts=1)
+    state = machine.initial_state()
+    assert len(machine.legal_moves(state, machine.roles[0])) == 9
+    assert len(machine._states) == 0  # the latest state's model is still reused
+    assert machine.legal_moves(state, machine.roles[0]) == machine.legal_moves(
+        state, machine.roles[0]
+    )
