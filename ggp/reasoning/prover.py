@@ -70,10 +70,9 @@ Example:
 
 from __future__ import annotations
 
-import itertools
 import logging
 import time
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,19 +81,15 @@ from cachetools import LRUCache
 from ggp.errors import GameError, GDLSemanticError
 from ggp.gdl.graph import strongly_connected_components
 from ggp.gdl.parser import parse_file
-from ggp.gdl.terms import Const, Description, Func, Rule, Span, Term, Var, game_constants
+from ggp.gdl.terms import Const, Description, Span, Term, Var, game_constants
+from ggp.reasoning.clauses import NEG, POS, BodyLiteral, Clause, RuleError, clauses_of, variables_of
+from ggp.reasoning.fact_tables import Fact, RelKey, Table
+from ggp.reasoning.join_compiler import JoinCompiler, JoinPlan
 from ggp.reasoning.state_machine import State
 
 __all__ = ["ProverStateMachine"]
 
 logger = logging.getLogger(__name__)
-
-#: A relation: its name and arity (``terminal`` is ``("terminal", 0)``).
-RelKey = tuple[str, int]
-#: A ground fact of a relation: its arguments (``()`` for a 0-ary relation).
-Fact = tuple[Term, ...]
-#: Which argument positions an index uses: ``(position, by_functor)`` pairs.
-IndexSpec = tuple[tuple[int, bool], ...]
 
 _TRUE: RelKey = ("true", 1)
 _DOES: RelKey = ("does", 2)
@@ -109,458 +104,6 @@ _SEES: RelKey = ("sees", 2)
 _UNIVERSE: RelKey = ("constant ", 1)
 
 _STATIC, _STATE, _MOVE = 0, 1, 2
-_RESERVED = frozenset({"not", "or", "distinct"})
-
-
-# --------------------------------------------------------------------------------------
-# Fact tables
-
-
-def _index_into(index: dict[Hashable, list[Fact]], spec: IndexSpec, facts: list[Fact]) -> None:
-    """File each of ``facts`` under its key for ``spec`` (a scalar for one position)."""
-    if len(spec) == 1:
-        ((position, by_functor),) = spec
-        if by_functor:
-            for fact in facts:
-                arg = fact[position]
-                index.setdefault((arg.name, len(arg.args)), []).append(fact)
-        else:
-            for fact in facts:
-                index.setdefault(fact[position], []).append(fact)
-        return
-    for fact in facts:
-        key = tuple(
-            (fact[p].name, len(fact[p].args)) if by_functor else fact[p] for p, by_functor in spec
-        )
-        index.setdefault(key, []).append(fact)
-
-
-class _Table:
-    """The facts of one relation, with indexes built on first use and kept up to date."""
-
-    __slots__ = ("rows", "seen", "_indexes")
-
-    def __init__(self, facts: Iterable[Fact] = ()) -> None:
-        self.rows: list[Fact] = list(dict.fromkeys(facts))
-        self.seen: set[Fact] = set(self.rows)
-        self._indexes: dict[IndexSpec, dict[Hashable, list[Fact]]] = {}
-
-    def add(self, facts: Iterable[Fact]) -> list[Fact]:
-        """Add ``facts``; return those that were not there yet, in order."""
-        seen = self.seen
-        new = [fact for fact in dict.fromkeys(facts) if fact not in seen]
-        if new:
-            seen.update(new)
-            self.rows.extend(new)
-            for spec, index in self._indexes.items():
-                _index_into(index, spec, new)
-        return new
-
-    def index(self, spec: IndexSpec) -> dict[Hashable, list[Fact]]:
-        """The facts grouped by their key under ``spec`` (shared: do not modify)."""
-        index = self._indexes.get(spec)
-        if index is None:
-            index = {}
-            _index_into(index, spec, self.rows)
-            self._indexes[spec] = index
-        return index
-
-
-# --------------------------------------------------------------------------------------
-# Rules, normalised
-
-
-_POS, _NEG, _DISTINCT, _EQUAL, _ANY = range(5)
-
-
-@dataclass(frozen=True, slots=True)
-class _Literal:
-    """A basic body literal.
-
-    ``kind`` is ``_POS`` / ``_NEG`` (``key`` and its ``args``), ``_DISTINCT`` /
-    ``_EQUAL`` (``args == (a, b)``) or ``_ANY`` (``args == (var,)``: the variable ranges
-    over the game's constants; inserted by the planner for unsafe rules).
-    """
-
-    kind: int
-    key: RelKey | None
-    args: tuple[Term, ...]
-
-    def variables(self) -> set[Var]:
-        return _vars(self.args)
-
-
-@dataclass(frozen=True, slots=True)
-class _Clause:
-    """A rule with no ``or``: ``key(head_args) :- literals`` (a fact when empty)."""
-
-    key: RelKey
-    head_args: tuple[Term, ...]
-    literals: tuple[_Literal, ...]
-    rule: Rule
-
-
-def _split(term: Term) -> tuple[RelKey, tuple[Term, ...]]:
-    return (term.name, len(term.args)), term.args
-
-
-def _vars(terms: Iterable[Term]) -> set[Var]:
-    """The variables of ``terms`` (an explicit stack: no recursion)."""
-    found: set[Var] = set()
-    stack = list(terms)
-    while stack:
-        term = stack.pop()
-        if isinstance(term, Var):
-            found.add(term)
-        elif not term.is_ground:
-            stack.extend(term.args)
-    return found
-
-
-def _ordered_vars(terms: Iterable[Term]) -> list[Var]:
-    """The variables of ``terms`` in order of first occurrence, left to right."""
-    found: dict[Var, None] = {}
-    stack = list(reversed(list(terms)))
-    while stack:
-        term = stack.pop()
-        if isinstance(term, Var):
-            found.setdefault(term)
-        elif not term.is_ground:
-            stack.extend(reversed(term.args))
-    return list(found)
-
-
-class _RuleError(Exception):
-    """A rule the prover cannot read; turned into GDLSemanticError with its position."""
-
-    def __init__(self, message: str, span: Span) -> None:
-        super().__init__(message)
-        self.message = message
-        self.span = span
-
-
-def _alternatives(literal: Term, span: Span) -> list[list[_Literal]]:
-    """``literal`` as a disjunction (outer list) of conjunctions of basic literals."""
-    name, arity = literal.name, len(literal.args)
-    if isinstance(literal, Func) and name == "or":
-        return [conj for arg in literal.args for conj in _alternatives(arg, span)]
-    if name == "not":
-        if arity != 1:
-            raise _RuleError(f"'not' takes one literal, not {arity}: {literal}", span)
-        return _negated(literal.args[0], span)
-    if name == "distinct":
-        if arity != 2:
-            raise _RuleError(f"'distinct' takes two terms, not {arity}: {literal}", span)
-        return [[_Literal(_DISTINCT, None, literal.args)]]
-    if isinstance(literal, Var):  # the parser refuses these; kept for safety
-        raise _RuleError(f"a body literal cannot be the variable {literal}", span)
-    key, args = _split(literal)
-    return [[_Literal(_POS, key, args)]]
-
-
-def _negated(literal: Term, span: Span) -> list[list[_Literal]]:
-    """The alternatives of ``(not literal)``."""
-    name, arity = literal.name, len(literal.args)
-    if isinstance(literal, Func) and name == "or":
-        # not (a or b) = (not a) and (not b): every combination of their alternatives
-        parts = [_negated(arg, span) for arg in literal.args]
-        return [[lit for conj in combo for lit in conj] for combo in itertools.product(*parts)]
-    if name == "not":
-        if arity != 1:
-            raise _RuleError(f"'not' takes one literal, not {arity}: {literal}", span)
-        return _alternatives(literal.args[0], span)
-    if name == "distinct":
-        if arity != 2:
-            raise _RuleError(f"'distinct' takes two terms, not {arity}: {literal}", span)
-        return [[_Literal(_EQUAL, None, literal.args)]]
-    if isinstance(literal, Var):
-        raise _RuleError(f"a negated literal cannot be the variable {literal}", span)
-    key, args = _split(literal)
-    return [[_Literal(_NEG, key, args)]]
-
-
-def _clauses(rule: Rule) -> list[_Clause]:
-    """The ``or``-free clauses equivalent to ``rule``."""
-    head = rule.head
-    if isinstance(head, Var) or head.name in _RESERVED:
-        raise _RuleError(f"a rule cannot define {head}", rule.span)
-    key, head_args = _split(head)
-    parts = [_alternatives(literal, rule.literal_span(i)) for i, literal in enumerate(rule.body)]
-    return [
-        _Clause(key, head_args, tuple(lit for conj in combo for lit in conj), rule)
-        for combo in itertools.product(*parts)
-    ]
-
-
-# --------------------------------------------------------------------------------------
-# Planning and code generation
-
-
-def _plan(clause: _Clause) -> list[_Literal]:
-    """Order the body: each literal as soon as it can run.
-
-    Positive literals keep their source order, except that a test (a literal whose
-    variables are all bound) runs as soon as it can, and ``does`` literals come first:
-    the ``does`` relation holds one fact per role, so they never multiply the bindings
-    by more than the number of roles.
-
-    A ``not`` waits for its variables that occur in the head or in a literal other than
-    a ``not`` (the others are existential inside each ``not``); a ``distinct`` waits for
-    all its variables; an equality waits until one side is bound, then binds the other.
-    Variables that nothing binds get an ``_ANY`` literal (range over the constants) just
-    before they are needed.
-    """
-    literals = clause.literals
-    # Variables that must be bound before a `not`: those of the head or of a literal
-    # other than a `not`. The others are existential inside each `not` they occur in.
-    others = _vars(clause.head_args)
-    for lit in literals:
-        if lit.kind != _NEG:
-            others |= lit.variables()
-    elsewhere = {i: lit.variables() & others for i, lit in enumerate(literals)}
-
-    def needs(i: int, lit: _Literal, bound: set[Var]) -> set[Var]:
-        """Variables ``lit`` still needs bound before it can run ({} when ready)."""
-        if lit.kind == _NEG:
-            return elsewhere[i] - bound
-        if lit.kind == _EQUAL:
-            left, right = _vars(lit.args[:1]) - bound, _vars(lit.args[1:]) - bound
-            return set() if not left or not right else left
-        return lit.variables() - bound
-
-    positives = [lit for lit in literals if lit.kind == _POS]
-    pending = [(i, lit) for i, lit in enumerate(literals) if lit.kind != _POS]
-    bound: set[Var] = set()
-    steps: list[_Literal] = []
-    while True:
-        ready = next(((i, lit) for i, lit in pending if not needs(i, lit, bound)), None)
-        if ready is not None:
-            pending.remove(ready)
-            steps.append(ready[1])
-            if ready[1].kind == _EQUAL:
-                bound |= ready[1].variables()
-            continue
-        if positives:
-            best = min(
-                range(len(positives)),
-                key=lambda j: (
-                    bool(positives[j].variables() - bound),
-                    positives[j].key != _DOES,
-                    j,
-                ),
-            )
-            lit = positives.pop(best)
-            steps.append(lit)
-            bound |= lit.variables()
-            continue
-        if not pending:
-            break
-        i, lit = pending[0]
-        for var in _ordered_vars(lit.args):
-            if var in needs(i, lit, bound):
-                steps.append(_Literal(_ANY, None, (var,)))
-                bound.add(var)
-    for var in _ordered_vars(clause.head_args):
-        if var not in bound:
-            steps.append(_Literal(_ANY, None, (var,)))
-            bound.add(var)
-    return steps
-
-
-_RuleFunction = Callable[[Sequence[_Table]], Iterable[Fact]]
-
-
-@dataclass(slots=True)
-class _Plan:
-    """A compiled clause: call ``function`` with the table of each of ``keys``."""
-
-    clause: _Clause
-    keys: tuple[RelKey, ...]
-    positive: tuple[bool, ...]
-    function_name: str
-    function: _RuleFunction | None = None
-
-
-class _Compiler:
-    """Generates the Python source of the rule functions, and the names it refers to."""
-
-    def __init__(self, universe: tuple[Const, ...]) -> None:
-        self.names: dict[str, object] = {"F": Func, "E": (), "U": universe}
-        self._refs: dict[tuple[str, Hashable], str] = {}
-        self.lines: list[str] = []
-
-    def ref(self, value: Hashable, prefix: str = "c") -> str:
-        """A global name bound to ``value`` in the generated module."""
-        key = (prefix, value)
-        name = self._refs.get(key)
-        if name is None:
-            name = f"{prefix}{len(self._refs)}"
-            self._refs[key] = name
-            self.names[name] = value
-        return name
-
-    def build(self, term: Term, names: dict[Var, str]) -> str:
-        """An expression for ``term``, all of whose variables are in ``names``."""
-        if term.is_ground:
-            return self.ref(term)
-        if isinstance(term, Var):
-            return names[term]
-        args = "".join(self.build(arg, names) + ", " for arg in term.args)
-        return f"F({term.name!r}, ({args}))"
-
-    def match(
-        self,
-        pattern: Term,
-        subject: str,
-        bound: dict[Var, str],
-        binds: dict[Var, str],
-        conditions: list[str],
-        *,
-        check_functor: bool = True,
-    ) -> None:
-        """Conditions for the ground value ``subject`` to match ``pattern``.
-
-        Variables in ``bound`` must equal their value; a variable met the first time is
-        recorded in ``binds`` with the expression of its value; a later occurrence must
-        equal the first one.
-        """
-        if pattern.is_ground:
-            conditions.append(f"{subject} is {self.ref(pattern)}")
-        elif isinstance(pattern, Var):
-            known = bound.get(pattern) or binds.get(pattern)
-            if known is None:
-                binds[pattern] = subject
-            else:
-                conditions.append(f"{subject} is {known}")
-        elif _vars((pattern,)) <= bound.keys():
-            conditions.append(f"{subject} is {self.build(pattern, bound)}")
-        else:
-            if check_functor:
-                conditions.append(
-                    f"len({subject}.args) == {len(pattern.args)} "
-                    f"and {subject}.name == {pattern.name!r}"
-                )
-            for j, arg in enumerate(pattern.args):
-                self.match(arg, f"{subject}.args[{j}]", bound, binds, conditions)
-
-    def lookup(
-        self, args: tuple[Term, ...], bound: dict[Var, str], table: str
-    ) -> tuple[str, str | None, list[str], dict[Var, str]]:
-        """How to fetch the candidate facts of a relation literal, and check them.
-
-        Returns:
-            The expression that fetches the index (or all the rows), the expression of
-            the index key for one binding (None when every row is a candidate), the
-            conditions on a candidate ``f`` and the new variables it binds.
-        """
-        spec: list[tuple[int, bool]] = []
-        key: list[str] = []
-        for position, arg in enumerate(args):
-            if arg.is_ground or _vars((arg,)) <= bound.keys():
-                spec.append((position, False))
-                key.append(self.build(arg, bound))
-            elif isinstance(arg, Func):
-                spec.append((position, True))
-                key.append(self.ref((arg.name, len(arg.args)), "k"))
-        conditions: list[str] = []
-        binds: dict[Var, str] = {}
-        indexed = {position: by_functor for position, by_functor in spec}
-        for position, arg in enumerate(args):
-            if indexed.get(position) is False:
-                continue
-            self.match(
-                arg,
-                f"f[{position}]",
-                bound,
-                binds,
-                conditions,
-                check_functor=position not in indexed,
-            )
-        if not spec:
-            return f"{table}.rows", None, conditions, binds
-        spec_name = self.ref(tuple(spec), "s")
-        key_expr = key[0] if len(key) == 1 else "(" + "".join(k + ", " for k in key) + ")"
-        return f"{table}.index({spec_name})", key_expr, conditions, binds
-
-    def compile(
-        self, clause: _Clause, function_name: str
-    ) -> tuple[tuple[RelKey, ...], tuple[bool, ...]]:
-        """Append the source of ``clause``'s function.
-
-        Returns:
-            The relation of each table the function takes, and whether its literal is
-            positive.
-        """
-        steps = _plan(clause)
-        # live[k]: the variables used by the steps after step k, or by the head.
-        live: list[set[Var]] = [set() for _ in steps]
-        needed = _vars(clause.head_args)
-        for k in range(len(steps) - 1, -1, -1):
-            live[k] = set(needed)
-            needed |= steps[k].variables()
-        slots: dict[Var, int] = {}
-        row: list[Var] = []
-        keys: list[RelKey] = []
-        positive: list[bool] = []
-        lines = [f"def {function_name}(T):", "    B = [()]"]
-        for k, step in enumerate(steps):
-            names = {var: f"v{slots[var]}" for var in row}
-            target = "(" + "".join(f"{name}, " for name in names.values()) + ")"
-            conditions: list[str] = []
-            binds: dict[Var, str] = {}
-            source = ""
-            if step.kind in (_POS, _NEG):
-                assert step.key is not None
-                table = f"T[{len(keys)}]"
-                keys.append(step.key)
-                positive.append(step.kind == _POS)
-                fetch, key, conditions, binds = self.lookup(step.args, names, table)
-                lines.append(f"    X = {fetch}")
-                candidates = "X" if key is None else f"X.get({key}, E)"
-                if step.kind == _POS:
-                    source = f" for f in {candidates}"
-                else:
-                    if conditions:
-                        test = f"any(True for f in {candidates} if {' and '.join(conditions)})"
-                    elif key is None:
-                        test = "X"
-                    else:
-                        test = f"{key} in X"
-                    conditions = [f"not {test}"]
-                    binds = {}
-            elif step.kind == _DISTINCT:
-                left, right = (self.build(arg, names) for arg in step.args)
-                conditions = [f"{left} is not {right}"]
-            elif step.kind == _EQUAL:
-                known, pattern = step.args
-                if not _vars((known,)) <= names.keys():
-                    known, pattern = pattern, known
-                source = f" for s in ({self.build(known, names)},)"
-                self.match(pattern, "s", names, binds, conditions)
-            else:  # _ANY
-                (var,) = step.args
-                assert isinstance(var, Var)
-                source = " for u in U"
-                binds = {var: "u"}
-            for var in binds:
-                slots.setdefault(var, len(slots))
-            values = {var: names[var] for var in row} | binds
-            new_row = sorted((var for var in values if var in live[k]), key=slots.__getitem__)
-            shrinks = len(new_row) < len(values)
-            out = "(" + "".join(values[var] + ", " for var in new_row) + ")"
-            condition = " if " + " and ".join(conditions) if conditions else ""
-            open_, close = ("{", "}") if shrinks else ("[", "]")
-            lines.append(f"    B = {open_}{out} for {target} in B{source}{condition}{close}")
-            lines.append("    if not B:")
-            lines.append("        return E")
-            row = new_row
-        names = {var: f"v{slots[var]}" for var in row}
-        target = "(" + "".join(f"{name}, " for name in names.values()) + ")"
-        head = "(" + "".join(self.build(arg, names) + ", " for arg in clause.head_args) + ")"
-        lines.append(f"    return [{head} for {target} in B]")
-        self.lines.extend(lines)
-        self.lines.append("")
-        return tuple(keys), tuple(positive)
 
 
 # --------------------------------------------------------------------------------------
@@ -572,7 +115,7 @@ class _Component:
     """A strongly connected component of the dependency graph, with its rules."""
 
     keys: tuple[RelKey, ...]
-    plans: list[_Plan]
+    plans: list[JoinPlan]
     recursive: bool
     layer: int = _STATIC
 
@@ -597,7 +140,7 @@ class _Model:
 
     __slots__ = ("tables", "done", "legal", "facts")
 
-    def __init__(self, tables: dict[RelKey, _Table], done: set[int]) -> None:
+    def __init__(self, tables: dict[RelKey, Table], done: set[int]) -> None:
         self.tables = tables
         self.done = done
         self.legal: dict[Const, tuple[Term, ...]] = {}
@@ -680,11 +223,11 @@ class ProverStateMachine:
         self._roles = self._read_roles(description)
         self._role_set = frozenset(self._roles)
         self._constants = tuple(sorted(game_constants(description), key=str))
-        clauses: list[_Clause] = []
+        clauses: list[Clause] = []
         for rule in description.rules:
             try:
-                clauses.extend(_clauses(rule))
-            except _RuleError as e:
+                clauses.extend(clauses_of(rule))
+            except RuleError as e:
                 raise self._error(e.message, e.span) from None
         for clause in clauses:
             if clause.key in (_TRUE, _DOES):
@@ -694,7 +237,7 @@ class ProverStateMachine:
         clauses = self._split_move_relations(clauses)
         self._compile(clauses)
         # The static layer, once: every static component some query needs.
-        static = _Model({_UNIVERSE: _Table((c,) for c in self._constants)}, set())
+        static = _Model({_UNIVERSE: Table((c,) for c in self._constants)}, set())
         wanted = self._needed((_INIT, _LEGAL, _GOAL, _TERMINAL, _NEXT, _SEES))
         self._ensure(static, [c for c in wanted if self._parts[c].layer == _STATIC])
         self._static = static
@@ -750,7 +293,7 @@ class ProverStateMachine:
             raise GDLSemanticError("the game has no (role ...) facts", description.path, 0, 0, None)
         return tuple(roles)
 
-    def _layers(self, clauses: list[_Clause]) -> tuple[list[list[RelKey]], dict[RelKey, int]]:
+    def _layers(self, clauses: list[Clause]) -> tuple[list[list[RelKey]], dict[RelKey, int]]:
         """Components (dependencies first) and the layer of every relation."""
         graph: dict[RelKey, set[RelKey]] = {_TRUE: set(), _DOES: set(), _UNIVERSE: set()}
         for clause in clauses:
@@ -775,11 +318,11 @@ class ProverStateMachine:
                 layer[key] = max(layer.get(key, _STATIC), level)
         return components, layer
 
-    def _split_move_relations(self, clauses: list[_Clause]) -> list[_Clause]:
+    def _split_move_relations(self, clauses: list[Clause]) -> list[Clause]:
         """Move the rules of a move relation that do not depend on ``does`` to a
         state-layer relation ``R (state part)``, joined back by ``R(x..) :- part(x..)``."""
         _, layer = self._layers(clauses)
-        result: list[_Clause] = []
+        result: list[Clause] = []
         bridged: set[RelKey] = set()
         for clause in clauses:
             key = clause.key
@@ -787,25 +330,25 @@ class ProverStateMachine:
                 layer[lit.key] < _MOVE for lit in clause.literals if lit.key is not None
             ):
                 part = (f"{key[0]} (state part)", key[1])
-                result.append(_Clause(part, clause.head_args, clause.literals, clause.rule))
+                result.append(Clause(part, clause.head_args, clause.literals, clause.rule))
                 if key not in bridged:
                     bridged.add(key)
                     args = tuple(Var(f"?x{i}") for i in range(key[1]))
-                    result.append(_Clause(key, args, (_Literal(_POS, part, args),), clause.rule))
+                    result.append(Clause(key, args, (BodyLiteral(POS, part, args),), clause.rule))
             else:
                 result.append(clause)
         return result
 
-    def _compile(self, clauses: list[_Clause]) -> None:
+    def _compile(self, clauses: list[Clause]) -> None:
         components, layer = self._layers(clauses)
         where = {key: i for i, component in enumerate(components) for key in component}
-        by_key: dict[RelKey, list[_Clause]] = {}
+        by_key: dict[RelKey, list[Clause]] = {}
         for clause in clauses:
             by_key.setdefault(clause.key, []).append(clause)
         # Checks: stratified negation, and what each GDL relation may depend on.
         for clause in clauses:
             for lit in clause.literals:
-                if lit.kind == _NEG and lit.key and where[lit.key] == where[clause.key]:
+                if lit.kind == NEG and lit.key and where[lit.key] == where[clause.key]:
                     raise self._error(
                         f"unstratified negation: {clause.key[0]} depends on "
                         f"(not ({lit.key[0]} ...)) through recursion",
@@ -817,22 +360,22 @@ class ProverStateMachine:
                 culprit = "true or does" if limit == _STATIC else "does"
                 span = by_key[key][0].rule.span
                 raise self._error(f"{key[0]} must not depend on {culprit}", span)
-        compiler = _Compiler(self._constants)
+        compiler = JoinCompiler(self._constants)
         self._seeds: dict[RelKey, list[Fact]] = {}
         parts: list[_Component] = []
-        plans: list[_Plan] = []
+        plans: list[JoinPlan] = []
         for component in components:
             part = _Component(tuple(component), [], recursive=False, layer=_STATIC)
             part.layer = max(layer[key] for key in component)
             members = set(component)
             for key in component:
                 for clause in by_key.get(key, ()):
-                    if not clause.literals and not _vars(clause.head_args):
+                    if not clause.literals and not variables_of(clause.head_args):
                         self._seeds.setdefault(key, []).append(clause.head_args)
                         continue
                     name = f"rule{len(plans)}"
                     keys, positive = compiler.compile(clause, name)
-                    plan = _Plan(clause, keys, positive, name)
+                    plan = JoinPlan(clause, keys, positive, name)
                     plans.append(plan)
                     part.plans.append(plan)
                     if any(k in members for k in keys):
@@ -886,16 +429,16 @@ class ProverStateMachine:
         if self._ensure(model, components):
             self._states.store(state, model)
 
-    def _evaluate(self, part: _Component, tables: dict[RelKey, _Table]) -> None:
+    def _evaluate(self, part: _Component, tables: dict[RelKey, Table]) -> None:
         if not part.recursive:  # one relation: each rule once
             facts = list(self._seeds.get(part.keys[0], ()))
             for plan in part.plans:
                 assert plan.function is not None
                 facts.extend(plan.function([tables[k] for k in plan.keys]))
-            tables[part.keys[0]] = _Table(facts)
+            tables[part.keys[0]] = Table(facts)
             return
         for key in part.keys:
-            tables[key] = _Table(self._seeds.get(key, ()))
+            tables[key] = Table(self._seeds.get(key, ()))
         # Semi-naive: round 0 with the full tables, then each round joins at least one
         # fact new in the previous round (at a recursive position) with the full tables.
         members = set(part.keys)
@@ -903,7 +446,7 @@ class ProverStateMachine:
         first = True
         while first or any(delta.values()):
             derived: dict[RelKey, list[Fact]] = {key: [] for key in part.keys}
-            delta_tables = {key: _Table(facts) for key, facts in delta.items()}
+            delta_tables = {key: Table(facts) for key, facts in delta.items()}
             for plan in part.plans:
                 assert plan.function is not None
                 args = [tables[k] for k in plan.keys]
@@ -926,7 +469,7 @@ class ProverStateMachine:
         model = self._states.fetch(state)
         if model is None:
             tables = dict(self._static.tables)
-            tables[_TRUE] = _Table((fact,) for fact in self._facts(state))
+            tables[_TRUE] = Table((fact,) for fact in self._facts(state))
             model = _Model(tables, set(self._static.done))
             self._states.store(state, model)
         self._last = (state, model)
@@ -940,7 +483,7 @@ class ProverStateMachine:
             base = self._state_model(state)
             self._ensure_state(state, base, self._state_for_move)
             tables = dict(base.tables)
-            tables[_DOES] = _Table(zip(self._roles, moves, strict=True))
+            tables[_DOES] = Table(zip(self._roles, moves, strict=True))
             model = _Model(tables, set(base.done))
             model.facts = base.facts  # it keeps the state's tables alive too
             self._ensure(model, self._move_parts)
