@@ -31,6 +31,7 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -539,11 +540,15 @@ class Game:
         n: int,
         rng: np.random.Generator,
         max_steps: int = 10_000,
+        deadline: float | None = None,
     ) -> npt.NDArray[np.float64]:
         """Mean goals of ``n`` uniformly random playouts from each of ``states``.
 
         Uses the reasoner's batched playouts when it has them (the propnet: every playout
-        of every state in one bit-sliced call), else plays one playout at a time.
+        of every state in one bit-sliced call), else plays one playout at a time, and
+        then stops at ``deadline`` (a ``time.monotonic()`` value, checked every step):
+        the playouts not finished by then count 0, so the caller that passed a deadline
+        checks it before using the values.
 
         Returns:
             ``[len(states), num_roles]`` float64: the mean goal value of each role
@@ -560,10 +565,13 @@ class Game:
             means: npt.NDArray[np.float64] = grouped.mean(axis=1)
             return means
         total = np.zeros((len(states), roles), dtype=np.float64)
+        clock = time.monotonic
         for i, state in enumerate(states):
             for _ in range(n):
                 current = state
                 for _step in range(max_steps):
+                    if deadline is not None and clock() >= deadline:
+                        return total / n  # partial (see above)
                     if machine.is_terminal(current):
                         total[i] += machine.goals(current)
                         break

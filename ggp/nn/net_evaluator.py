@@ -124,8 +124,11 @@ class NetEvaluator:
         )
         return Prediction(values, policies)
 
-    def evaluate(self, game: Game, states: Sequence[State]) -> LeafEstimate:
-        """The :class:`~ggp.search.evaluator.Evaluator` seam: ``values [B, R]`` 0..100."""
+    def evaluate(
+        self, game: Game, states: Sequence[State], deadline: float | None = None
+    ) -> LeafEstimate:
+        """The :class:`~ggp.search.evaluator.Evaluator` seam: ``values [B, R]`` 0..100
+        (one forward pass: ``deadline`` is not needed)."""
         if not states:
             return LeafEstimate(np.zeros((0, self.encoding.num_roles), dtype=np.float64))
         return LeafEstimate(self.predict(states).values)

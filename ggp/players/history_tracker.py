@@ -39,6 +39,10 @@ __all__ = ["HistoryTracker"]
 logger = logging.getLogger(__name__)
 
 
+#: Histories drawn afresh, at most, when the kept one leaves the role no legal move.
+REDRAWS = 20
+
+
 class HistoryTracker:
     """Keeps a role's observation history and one full history consistent with it.
 
@@ -124,11 +128,20 @@ class HistoryTracker:
             OutOfTime: No history explaining the latest observations found by
                 ``deadline`` (the search goes on from there at the next call).
             NoConsistentHistoryError: Not even the reported moves can be followed.
-            GameError: The role has no legal move in the kept history's state.
+            GameError: The role has no legal move in the kept history's state, and
+                :data:`REDRAWS` other histories of the observations had none either.
         """
-        moves = self.game.legal_moves(self.current(deadline).state, self.history.role)
+        role = self.history.role
+        moves = self.game.legal_moves(self.current(deadline).state, role)
+        redraws = 0
+        while not moves and not self.lost and redraws < REDRAWS:
+            # A history the role saw, in which it could not move: it is being asked to
+            # move, so that is not the true one (hidden legal moves: Blind Breakthrough).
+            self.sample = self.sampler.sample(self.history, self.rng, deadline=deadline)
+            moves = self.game.legal_moves(self.sample.state, role)
+            redraws += 1
         if not moves:
-            raise GameError(f"no legal move for {self.history.role}")
+            raise GameError(f"no legal move for {role}")
         if self.lost and self.replaced:
             fresh = tuple(m for m in moves if m not in self.replaced)
             return fresh or moves

@@ -33,8 +33,15 @@ class LeafEstimate:
 class Evaluator(Protocol):
     """Values states that search does not expand further."""
 
-    def evaluate(self, game: Game, states: Sequence[State]) -> LeafEstimate:
-        """Each role's expected goal in each of ``states`` (none of them terminal)."""
+    def evaluate(
+        self, game: Game, states: Sequence[State], deadline: float | None = None
+    ) -> LeafEstimate:
+        """Each role's expected goal in each of ``states`` (none of them terminal).
+
+        An evaluator that takes long (random playouts through the prover) stops at
+        ``deadline`` (a ``time.monotonic()`` value), its values then partial: the caller
+        checks its clock and does not use them.
+        """
         ...
 
 
@@ -50,5 +57,8 @@ class RolloutEvaluator:
         self.playouts = playouts
         self.rng = rng if rng is not None else np.random.default_rng(0)
 
-    def evaluate(self, game: Game, states: Sequence[State]) -> LeafEstimate:
-        return LeafEstimate(game.random_playouts(states, self.playouts, self.rng))
+    def evaluate(
+        self, game: Game, states: Sequence[State], deadline: float | None = None
+    ) -> LeafEstimate:
+        values = game.random_playouts(states, self.playouts, self.rng, deadline=deadline)
+        return LeafEstimate(values)

@@ -377,7 +377,9 @@ def build_tree(
                 raise OutOfTime(f"no time left to evaluate {len(pending_leaves)} leaves")
             batch = pending_leaves[start : start + size]
             began = time.monotonic()
-            estimate = evaluator.evaluate(game, [node_state[n] for n in batch])
+            estimate = evaluator.evaluate(game, [node_state[n] for n in batch], deadline)
+            if clock.passed(deadline):  # stopped at the deadline: partial values
+                raise OutOfTime(f"no time left to evaluate {len(pending_leaves)} leaves")
             for j, node in enumerate(batch):
                 values[where[node]] = estimate.values[j]
             start += len(batch)

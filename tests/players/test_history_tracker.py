@@ -87,3 +87,36 @@ def test_a_replaced_move_stays_offered_while_the_tracker_is_in_sync() -> None:
     tracker.replied(game.term("switch"))
     tracker.observe(Observation(3, game.term("noop"), frozenset()))
     assert tracker.replaced == [game.term("switch")] and not tracker.lost
+
+
+#: Chance tosses a coin nobody sees; the player may go on heads and has no legal move on
+#: tails (rules written carelessly, as Blind Breakthrough's are: a role can be left with
+#: no legal move in a history consistent with what it saw). The one ``sees`` rule, never
+#: true, makes it GDL-II: nobody sees the toss.
+STUCK_ON_TAILS = """
+(role player) (role random)
+(init (step 0))
+(<= (legal random (toss h)) (true (step 0)))
+(<= (legal random (toss t)) (true (step 0)))
+(<= (legal random noop) (true (step 1)))
+(<= (legal player noop) (true (step 0)))
+(<= (legal player go) (true (step 1)) (true (coin h)))
+(<= (next (coin ?s)) (does random (toss ?s)))
+(<= (next (step 1)) (true (step 0)))
+(<= (next (step 2)) (true (step 1)))
+(<= terminal (true (step 2)))
+(goal player 100) (goal random 0)
+(<= (sees player never) (true (step 5)))
+"""
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_history_that_leaves_the_role_no_move_is_drawn_again(seed: int) -> None:
+    game = Game.from_text(STUCK_ON_TAILS)
+    tracker = HistoryTracker(MatchInfo("m", game, game.role("player")), np.random.default_rng(seed))
+    tracker.observe(Observation(0, None, frozenset()))
+    assert list(map(str, tracker.legal_moves())) == ["noop"]
+    tracker.observe(Observation(1, game.term("noop"), frozenset()))
+    # Asked to move at step 1, the player's coin must have come up heads.
+    assert list(map(str, tracker.legal_moves())) == ["go"]
+    assert "(coin h)" in {str(f) for f in game.state_facts(tracker.sample.state)}

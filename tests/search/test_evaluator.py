@@ -1,0 +1,55 @@
+"""The leaf-evaluator seam observes the move clock (issue 18): rollouts through the
+prover stop at the deadline, and a tree whose leaves were valued past it is refused."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from ggp.game import Game
+from ggp.reasoning.state_machine import State
+from ggp.search.clock import OutOfTime
+from ggp.search.evaluator import LeafEstimate, RolloutEvaluator
+from ggp.search.tree import build_tree
+
+from conftest import GAMES
+
+
+def test_rollouts_through_the_prover_stop_at_the_deadline() -> None:
+    game = Game.from_file(GAMES / "tictactoe.gdl", reasoner="prover")
+    start = game.initial_state()
+    evaluator = RolloutEvaluator(1000, np.random.default_rng(0))
+    # A deadline already passed: not one step of the 1,000 playouts is played.
+    past = evaluator.evaluate(game, [start, start], deadline=time.monotonic() - 1.0)
+    assert past.values.shape == (2, 2) and not past.values.any()
+    # No deadline: every playout is played (x wins, loses or draws: means in 0..100).
+    full = RolloutEvaluator(20, np.random.default_rng(0)).evaluate(game, [start])
+    assert full.values.sum() > 0
+
+
+class PastTheDeadline:
+    """Values every leaf 50, but only once the deadline it was given has passed."""
+
+    def __init__(self) -> None:
+        self.deadlines: list[float | None] = []
+
+    def evaluate(
+        self, game: Game, states: Sequence[State], deadline: float | None = None
+    ) -> LeafEstimate:
+        self.deadlines.append(deadline)
+        assert deadline is not None
+        while time.monotonic() <= deadline:
+            time.sleep(0.001)
+        return LeafEstimate(np.full((len(states), len(game.roles)), 50.0))
+
+
+def test_a_tree_valued_past_its_deadline_is_refused() -> None:
+    game = Game.from_file(GAMES / "tictactoe.gdl")
+    evaluator = PastTheDeadline()
+    deadline = time.monotonic() + 0.05
+    with pytest.raises(OutOfTime, match="no time left to evaluate"):
+        build_tree(game, depth=1, evaluator=evaluator, deadline=deadline)
+    assert evaluator.deadlines == [deadline]  # the evaluator was told the deadline
