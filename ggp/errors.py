@@ -17,6 +17,8 @@ is known, by the offending line and a caret under the column (as lark's
     ├── ProtocolError           a malformed message from a game manager
     └── SettingError            a setting ggp cannot use (an environment variable, ...)
 
+    OutOfTime (not a GGPError)  work stopped at a deadline it was given
+
 :class:`NoConsistentHistoryError` is not a :class:`GameError` on purpose: a player that
 cannot place its observations (they contradict the rules, or the sampler's limits ran
 out) falls back to a move it knows to be legal, while a :class:`GameError` (misuse, or a
@@ -36,6 +38,7 @@ __all__ = [
     "NoConsistentHistoryError",
     "ProtocolError",
     "SettingError",
+    "OutOfTime",
 ]
 
 
@@ -147,3 +150,12 @@ class ProtocolError(GGPError):
 
 class SettingError(GGPError, ValueError):
     """A setting ggp cannot use, such as an environment variable that is not a number."""
+
+
+class OutOfTime(Exception):
+    """Work stopped at its deadline: a search step (sampling histories, building a tree)
+    or a query to a reasoner that observes one (the prover, see ``Game.until``).
+
+    Not a :class:`GGPError` on purpose: running out of time is no error of the input, and
+    whoever set the deadline catches it.
+    """

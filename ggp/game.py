@@ -28,11 +28,13 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, runtime_checkable
@@ -93,6 +95,10 @@ class _LockedMachine:
     def _call(self, name: str, *args: Any) -> Any:
         with self._lock:
             return getattr(self._machine, name)(*args)
+
+    def until(self, deadline: float | None) -> AbstractContextManager[None]:
+        until = getattr(self._machine, "until", None)
+        return contextlib.nullcontext() if until is None else cast(Any, until)(deadline)
 
     def initial_state(self) -> State:
         state: State = self._call("initial_state")
@@ -604,6 +610,25 @@ class Game:
         game.moves_public = self.moves_public
         game.grounding_failure = self.grounding_failure
         return game
+
+    def until(self, deadline: float | None) -> AbstractContextManager[None]:
+        """A block within which this thread's queries to the reasoner stop with
+        :class:`~ggp.errors.OutOfTime` once ``deadline`` (a ``time.monotonic()`` value)
+        has passed, where a single query can take long (the prover: a chess state takes
+        seconds). The propnet answers in microseconds and ignores it.
+
+        Example:
+            >>> game = Game.from_file("games/tictactoe.gdl", reasoner="prover")
+            >>> with game.until(time.monotonic() - 1):
+            ...     game.legal_moves(game.initial_state(), "xplayer")
+            Traceback (most recent call last):
+            ...
+            ggp.errors.OutOfTime: the prover's query stopped at the deadline
+            >>> len(game.legal_moves(game.initial_state(), "xplayer"))  # afterwards
+            9
+        """
+        until = getattr(self.machine, "until", None)
+        return contextlib.nullcontext() if until is None else cast(Any, until)(deadline)
 
     def locked(self) -> Game:
         """This game with every call into the reasoner serialised by a lock: for threads

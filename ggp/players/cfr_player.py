@@ -225,7 +225,8 @@ class CFRPlayer:
         assert tracker is not None
         for observation in observations:
             tracker.observe(observation)
-        return self._decide(started, deadline).policy
+        with tracker.game.until(deadline - self.settings.margin_s):
+            return self._decide(started, deadline).policy
 
     def _play(self, observation: Observation, deadline: float) -> Term:
         started = time.monotonic()
@@ -233,7 +234,9 @@ class CFRPlayer:
         if tracker is None:
             raise GameError("play() before start()")
         tracker.observe(observation)
-        decision = self._decide(started, deadline)
+        # A query to a slow reasoner (the prover) stops at the clock's margin too.
+        with tracker.game.until(deadline - self.settings.margin_s):
+            decision = self._decide(started, deadline)
         moves = decision.policy.moves
         if decision.draw == "none":
             return moves[0]

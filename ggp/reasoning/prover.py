@@ -70,15 +70,17 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
 import time
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from cachetools import LRUCache
 
-from ggp.errors import GameError, GDLSemanticError
+from ggp.errors import GameError, GDLSemanticError, OutOfTime
 from ggp.gdl.graph import strongly_connected_components
 from ggp.gdl.parser import parse_file
 from ggp.gdl.terms import Const, Description, Span, Term, Var, game_constants
@@ -219,6 +221,7 @@ class ProverStateMachine:
         if cache_facts < 0:
             raise ValueError(f"cache_facts must be at least 0, got {cache_facts}")
         started = time.perf_counter()
+        self._local = threading.local()  # the deadline of this thread's queries
         self._description = description
         self._roles = self._read_roles(description)
         self._role_set = frozenset(self._roles)
@@ -429,11 +432,32 @@ class ProverStateMachine:
         if self._ensure(model, components):
             self._states.store(state, model)
 
+    @contextlib.contextmanager
+    def until(self, deadline: float | None) -> Iterator[None]:
+        """Within the block, queries from this thread stop with OutOfTime once
+        ``deadline`` (a ``time.monotonic()`` value; None: none) has passed, the clock
+        read between two rules' joins. What was evaluated whole is kept; the rest is
+        evaluated afresh by the next query."""
+        local = self._local
+        outer = getattr(local, "deadline", None)
+        local.deadline = deadline if outer is None or deadline is None else min(outer, deadline)
+        try:
+            yield
+        finally:
+            local.deadline = outer
+
+    def _check_deadline(self) -> None:
+        deadline = getattr(self._local, "deadline", None)
+        if deadline is not None and time.monotonic() > deadline:
+            raise OutOfTime("the prover's query stopped at the deadline")
+
     def _evaluate(self, part: _Component, tables: dict[RelKey, Table]) -> None:
+        check = self._check_deadline
         if not part.recursive:  # one relation: each rule once
             facts = list(self._seeds.get(part.keys[0], ()))
             for plan in part.plans:
                 assert plan.function is not None
+                check()
                 facts.extend(plan.function([tables[k] for k in plan.keys]))
             tables[part.keys[0]] = Table(facts)
             return
@@ -449,6 +473,7 @@ class ProverStateMachine:
             delta_tables = {key: Table(facts) for key, facts in delta.items()}
             for plan in part.plans:
                 assert plan.function is not None
+                check()
                 args = [tables[k] for k in plan.keys]
                 out = derived[plan.clause.key]
                 if first:

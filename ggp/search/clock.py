@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import time
 
+from ggp.errors import OutOfTime
+
 __all__ = ["OutOfTime", "CHECK_EVERY", "passed", "check"]
 
 #: Work items (states, attempts, particles) between two looks at the clock.
 CHECK_EVERY = 32
 
 
-class OutOfTime(Exception):
-    """A search step (sampling histories, building a tree) was stopped at its deadline."""
+# OutOfTime lives in ggp.errors so that a reasoner (below search) can raise it too.
 
 
 def passed(deadline: float | None) -> bool:

@@ -9,6 +9,8 @@ state machine must do; each test below quotes the point.
 from __future__ import annotations
 
 import itertools
+import threading
+import time
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
@@ -16,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ggp.errors import GameError, GDLSemanticError
+from ggp.errors import GameError, GDLSemanticError, OutOfTime
 from ggp.gdl.parser import parse_file, parse_term, parse_text
 from ggp.gdl.terms import Const, Term
 from ggp.reasoning.prover import ProverStateMachine
@@ -654,3 +656,57 @@ def test_a_model_larger_than_the_cache_is_not_kept() -> None:
     assert machine.legal_moves(state, machine.roles[0]) == machine.legal_moves(
         state, machine.roles[0]
     )
+
+
+@pytest.mark.parametrize("stop_after", [0, 1, 3, 7, 15, 23])
+def test_a_query_stopped_at_its_deadline_leaves_the_prover_sound(
+    monkeypatch: pytest.MonkeyPatch, stop_after: int
+) -> None:
+    # The clock runs out after ``stop_after`` joins of the first step (mid-component);
+    # every later answer is the one a fresh prover gives.
+    description = parse_file(GAMES / "connect_four.gdl")
+    fresh = ProverStateMachine(description)
+    machine = ProverStateMachine(description)
+    checks = itertools.count()
+    original = ProverStateMachine._check_deadline
+
+    def runs_out(self: ProverStateMachine) -> None:
+        if next(checks) >= stop_after:
+            raise OutOfTime("the prover's query stopped at the deadline")
+
+    state = machine.initial_state()
+
+    def one_step() -> None:  # 24 joins in all
+        legal = [machine.legal_moves(state, r) for r in machine.roles]
+        after = machine.next_state(state, [moves[0] for moves in legal])
+        machine.is_terminal(after)
+        machine.goals(after)
+
+    monkeypatch.setattr(ProverStateMachine, "_check_deadline", runs_out)
+    with pytest.raises(OutOfTime):
+        one_step()
+    monkeypatch.setattr(ProverStateMachine, "_check_deadline", original)
+    rng = np.random.default_rng(stop_after)
+    a, b = state, fresh.initial_state()
+    while not fresh.is_terminal(b):
+        assert not machine.is_terminal(a)
+        legal = [fresh.legal_moves(b, r) for r in fresh.roles]
+        assert [machine.legal_moves(a, r) for r in machine.roles] == legal
+        joint = [m[int(rng.integers(len(m)))] for m in legal]
+        a, b = machine.next_state(a, joint), fresh.next_state(b, joint)
+        assert machine.state_facts(a) == fresh.state_facts(b)
+    assert machine.goals(a) == fresh.goals(b)
+
+
+def test_until_is_per_thread_and_nests() -> None:
+    machine = ProverStateMachine(parse_file(GAMES / "tictactoe.gdl"))
+    state = machine.initial_state()
+    with machine.until(None), machine.until(time.monotonic() - 1):
+        with pytest.raises(OutOfTime):
+            machine.goals(state)
+        answers: list[object] = []
+        worker = threading.Thread(target=lambda: answers.append(machine.goals(state)))
+        worker.start()
+        worker.join()
+        assert answers == [(0, 0)]  # another thread has no deadline
+    assert machine.goals(state) == (0, 0)
