@@ -35,7 +35,7 @@ test: lint
 
 bench: setup
 	$(PY) benchmarks/bench_parser.py
-	$(PY) benchmarks/bench_propnet.py --scale
+	$(PY) benchmarks/bench_propnet.py
 	$(PY) benchmarks/bench_search.py
 	$(PY) benchmarks/bench_protocol.py
 
