@@ -38,6 +38,7 @@ bench: setup
 	$(PY) benchmarks/bench_propnet.py
 	$(PY) benchmarks/bench_search.py
 	$(PY) benchmarks/bench_protocol.py
+	$(PY) benchmarks/bench_classic.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

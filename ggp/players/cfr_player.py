@@ -41,6 +41,7 @@ import numpy as np
 from ggp.errors import GameError, NoConsistentHistoryError, TreeSizeError
 from ggp.gdl.terms import Term
 from ggp.players.base import MatchInfo, MovePolicy, Observation
+from ggp.players.collector import collect_frozen
 from ggp.players.history_tracker import HistoryTracker
 from ggp.search.cfr import Algorithm, CFRSolver, FloatArray
 from ggp.search.clock import OutOfTime
@@ -56,25 +57,6 @@ logger = logging.getLogger(__name__)
 
 #: The fewest histories a player roots its tree at when it has to root it at fewer.
 MIN_SAMPLES = 8
-
-
-class _FrozenHeap:
-    """Objects frozen at the last collection (see :func:`_collect_frozen`)."""
-
-    after_last_collection = 0
-
-
-def _collect_frozen() -> None:
-    """Collect the garbage cycles among the objects frozen after each move, then freeze
-    what survives again: between matches, off the clock, and only once the frozen heap
-    has doubled since the last time (a full collection takes 0.1-0.4 s, too much after
-    every short match of a training snapshot)."""
-    if gc.get_freeze_count() < 2 * _FrozenHeap.after_last_collection:
-        return
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
-    _FrozenHeap.after_last_collection = gc.get_freeze_count()
 
 
 @dataclass(frozen=True)
@@ -187,11 +169,11 @@ class CFRPlayer:
 
     def stop(self, observation: Observation) -> None:
         self._tracker = None
-        _collect_frozen()
+        collect_frozen()
 
     def abort(self) -> None:
         self._tracker = None
-        _collect_frozen()
+        collect_frozen()
 
     def play(self, observation: Observation, deadline: float) -> Term:
         """The move for ``observation``, chosen before ``deadline``.

@@ -12,8 +12,9 @@ they can play it, so that a bad spec fails before any match starts.
 
 Example:
     >>> import numpy as np
-    >>> player_names()
-    ('random', 'cfr', 'handcrafted', 'cfr+nn', 'best-response')
+    >>> player_names()  # doctest: +NORMALIZE_WHITESPACE
+    ('random', 'cfr', 'handcrafted', 'cfr+nn', 'best-response',
+     'alphabeta', 'pvs', 'mtdf', 'paranoid', 'maxn', 'mcts')
     >>> make_player("random", np.random.default_rng(0)).name
     'random'
     >>> parse_spec("cfr+nn:checkpoints/meier/best.pt")
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +37,10 @@ from ggp.errors import GameError
 from ggp.game import Game
 from ggp.players.base import Player
 from ggp.players.cfr_player import CFRPlayer
+from ggp.players.classic_player import ALGORITHMS as CLASSIC_ALGORITHMS
+from ggp.players.classic_player import OPTIONS as CLASSIC_OPTIONS
+from ggp.players.classic_player import ClassicPlayer
+from ggp.players.classic_player import parse_options as parse_classic_options
 from ggp.players.handcrafted import HandcraftedPlayer, handcrafted_kind, handcrafted_player
 from ggp.players.random_player import RandomPlayer
 
@@ -162,6 +168,15 @@ def _best_response(request: PlayerRequest) -> Player:
     )
 
 
+def _classic(request: PlayerRequest, name: str) -> Player:
+    """``alphabeta``, ``pvs``, ``mtdf``, ``paranoid``, ``maxn``, ``mcts`` with options
+    ``:KEY=VALUE,...`` (:data:`ggp.players.classic_player.OPTIONS`)."""
+    player = ClassicPlayer(parse_classic_options(name, request.argument), request.rng)
+    if request.game is not None:
+        player.load(request.game)  # a checkpoint that does not fit fails here
+    return player
+
+
 #: Every player a command line can name, in the order help texts list them.
 PLAYER_SPECS: tuple[PlayerSpec, ...] = (
     PlayerSpec("random", "uniformly random legal moves", lambda r: RandomPlayer(r.rng)),
@@ -188,6 +203,16 @@ PLAYER_SPECS: tuple[PlayerSpec, ...] = (
         "Meier, and Blind Tic-Tac-Toe vs random): the ceiling of a table's column",
         _best_response,
         takes_argument=True,
+    ),
+    # Classic game-tree search (ggp.search.classic), perfect-information games.
+    *(
+        PlayerSpec(
+            name,
+            f"{summary} (options {','.join(f'{k}=' for k in CLASSIC_OPTIONS)})",
+            partial(_classic, name=name),
+            takes_argument=True,
+        )
+        for name, summary in CLASSIC_ALGORITHMS.items()
     ),
 )
 

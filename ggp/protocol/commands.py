@@ -154,7 +154,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--player",
         default="random",
         metavar="SPEC",
-        help="the player: random, cfr, handcrafted, cfr+nn:CHECKPOINT, ... (default random)",
+        help="the player: random, cfr, handcrafted, cfr+nn:CHECKPOINT, pvs, mcts, ... "
+        "(default random)",
     )
     serve.add_argument("--name", default="ggp", help="the name INFO gives (default ggp)")
     serve.add_argument(

@@ -373,7 +373,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "ceiling of a column), cfr+nn[:CHECKPOINT][,mix=M][,model=W] (default "
         "checkpoints/GAME/latest.pt; "
         "mix: uniform weight in the opponent model, default 0.8; model: restricted Nash "
-        "response weight, default 0.5).",
+        "response weight, default 0.5), and the classic searches alphabeta, pvs, mtdf, "
+        "paranoid, maxn, mcts[:depth=N,time=S,eval=heuristic|goal|rollout|nn,...] (see "
+        "the README).",
     )
     ev.add_argument("game", metavar="GAME", help="game description file")
     ev.add_argument(
@@ -437,7 +439,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         required=True,
         metavar="SPEC",
         help="the player: random, cfr, handcrafted, best-response[:OPPONENT], "
-        "cfr+nn[:CHECKPOINT][,mix=M][,model=W]",
+        "cfr+nn[:CHECKPOINT][,mix=M][,model=W], alphabeta, pvs, mtdf, paranoid, maxn, mcts",
     )
     ex.add_argument(
         "--clock",

@@ -1,0 +1,462 @@
+"""Players built on classic game-tree search: ``alphabeta``, ``pvs``, ``mtdf``,
+``paranoid``, ``maxn`` and ``mcts`` in the registry.
+
+Each move: find the current state, and, unless the role has a single legal move, search
+it until the deadline less a margin — iterative deepening for the depth-first searches,
+simulations for MCTS (:mod:`ggp.search.classic`) — and play the best move found. The
+search is anytime: whatever the clock, a legal move is returned in time. The search
+objects (transposition table, history counters, the MCTS tree) live for a match.
+
+The current state: in a classic GDL game every role sees every joint move, as
+``(did ROLE MOVE)`` percepts (:mod:`ggp.gdl.embed`), and the player replays them from
+the initial state. In a GDL-II game with hidden information these are perfect-information
+searches: the player searches one full history consistent with its observations (from
+:class:`~ggp.players.history_tracker.HistoryTracker`; one that has not ended the game), a
+single determinisation, which is sound for the game's public parts only. It never
+searches an older, shorter history: when no history of the latest observations is found
+in time, :class:`~ggp.search.clock.OutOfTime` reaches the referee, which plays a legal
+move for it.
+
+Spec options (``NAME:KEY=VALUE,...``, see :data:`OPTIONS`), for example
+``alphabeta:depth=4``, ``pvs:eval=nn`` (the trained network of
+``checkpoints/GAME/latest.pt``), ``mcts:c=0.7,eval=heuristic``.
+
+Example:
+    >>> settings = parse_options("pvs", "depth=6,eval=goal,time=0.5")
+    >>> settings.algorithm, settings.evaluation, settings.max_depth, settings.max_time_s
+    ('pvs', 'goal', 6, 0.5)
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import math
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal, cast, get_args
+
+import numpy as np
+
+from ggp.errors import GameError
+from ggp.game import Game
+from ggp.gdl.terms import Const, Func, Term
+from ggp.players.base import MatchInfo, Observation
+from ggp.players.collector import collect_frozen, collector_paused
+from ggp.players.history_tracker import REDRAWS, HistoryTracker
+from ggp.reasoning.state_machine import State
+from ggp.search.classic.alphabeta import AlphaBeta
+from ggp.search.classic.deepening import DEFAULT_MAX_DEPTH, iterative_deepening
+from ggp.search.classic.engine import TreeSearch, Utility
+from ggp.search.classic.heuristics import (
+    GoalEvaluator,
+    HeuristicEvaluator,
+    TerminalOnlyEvaluator,
+)
+from ggp.search.classic.maxn import MaxN
+from ggp.search.classic.mcts import MCTS, MCTSSettings
+from ggp.search.classic.mtdf import MTDF
+from ggp.search.classic.paranoid import Paranoid
+from ggp.search.classic.pvs import PVS
+from ggp.search.classic.results import SearchResult
+from ggp.search.evaluator import Evaluator, RolloutEvaluator
+
+__all__ = [
+    "Algorithm",
+    "Evaluation",
+    "ClassicSettings",
+    "ClassicPlayer",
+    "ALGORITHMS",
+    "OPTIONS",
+    "parse_options",
+    "make_evaluator",
+    "UNCLOCKED_TIME_S",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Seconds per move when there is no clock (``ggp play``: an infinite deadline) and
+#: neither ``time=``, ``depth=`` nor ``simulations=`` bounds the search.
+UNCLOCKED_TIME_S = 1.0
+
+Algorithm = Literal["alphabeta", "pvs", "mtdf", "paranoid", "maxn", "mcts"]
+Evaluation = Literal["heuristic", "goal", "terminal", "rollout", "nn"]
+
+#: The algorithms, as the registry names them, with a one-line summary each.
+ALGORITHMS: dict[Algorithm, str] = {
+    "alphabeta": "fail-soft negamax alpha-beta, TT, history ordering, aspiration, "
+    "iterative deepening",
+    "pvs": "NegaScout/PVS with TT, history ordering, aspiration, iterative deepening",
+    "mtdf": "MTD(f) over alpha-beta with a bounds TT, iterative deepening",
+    "paranoid": "paranoid PVS for N players (every opponent against us), iterative deepening",
+    "maxn": "max^n for N players (each maximises its own goal), iterative deepening",
+    "mcts": "UCT Monte Carlo tree search (per-role UCB1, solver), random playouts",
+}
+
+#: Options of the classic specs (``NAME:KEY=VALUE,...``): what each sets.
+OPTIONS = {
+    "depth": "deepest iteration, in steps (max_depth; default 64)",
+    "time": "seconds per move at most (max_time_s; default: the whole clock, or "
+    "1 s without a clock unless depth= or simulations= bounds the search)",
+    "margin": "seconds kept before the deadline (margin_s; default 0.15)",
+    "eval": "leaf evaluation: heuristic, goal, terminal, rollout or nn "
+    "(default heuristic; mcts: rollout)",
+    "net": "checkpoint of the network for eval=nn (default checkpoints/GAME/latest.pt)",
+    "utility": "own (the role's goal) or margin (its goal minus the best other's)",
+    "c": "mcts: UCB1 exploration constant on 0..1 values (default 0.4)",
+    "simulations": "mcts: simulations per move at most",
+    "playouts": "eval=rollout: random playouts per leaf (default 1)",
+}
+
+
+@dataclass(frozen=True)
+class ClassicSettings:
+    """How a :class:`ClassicPlayer` searches (see :data:`OPTIONS`).
+
+    Attributes:
+        algorithm: The search.
+        evaluation: How states at the depth limit (MCTS: new leaves) are valued.
+        checkpoint: The network's checkpoint for ``evaluation="nn"`` (None: the game's
+            default checkpoint).
+        max_depth: Deepest iteration (steps).
+        max_time_s: Seconds per move at most (None: up to the deadline less the margin;
+            without a clock, :data:`UNCLOCKED_TIME_S` unless ``max_depth`` or
+            ``simulations`` is set).
+        margin_s: Seconds kept before the deadline.
+        utility: How two-sided searches score leaves for the player's role.
+        exploration: MCTS's UCB1 constant.
+        simulations: MCTS's simulations per move at most (None: the clock decides).
+        playouts: Random playouts per leaf for ``evaluation="rollout"``.
+    """
+
+    algorithm: Algorithm
+    evaluation: Evaluation = "heuristic"
+    checkpoint: Path | None = None
+    max_depth: int = DEFAULT_MAX_DEPTH
+    max_time_s: float | None = None
+    margin_s: float = 0.15
+    utility: Utility = "own"
+    exploration: float = 0.4
+    simulations: int | None = None
+    playouts: int = 1
+
+
+def parse_options(algorithm: str, argument: str | None) -> ClassicSettings:
+    """The settings of spec ``algorithm[:argument]``.
+
+    Raises:
+        GameError: An unknown algorithm or option, or a bad value.
+    """
+    if algorithm not in ALGORITHMS:
+        raise GameError(f"no classic search {algorithm!r} (searches: {', '.join(ALGORITHMS)})")
+    settings = ClassicSettings(
+        algorithm, evaluation="rollout" if algorithm == "mcts" else "heuristic"
+    )
+    for item in (argument or "").split(","):
+        if not item.strip():
+            continue
+        key, equals, value = (part.strip() for part in item.partition("="))
+        if not equals or key not in OPTIONS:
+            raise GameError(
+                f"{algorithm} has no option {item!r} (options: "
+                + ", ".join(f"{k}=" for k in OPTIONS)
+                + ")"
+            )
+        settings = _with_option(settings, key, value)
+    return settings
+
+
+def _with_option(settings: ClassicSettings, key: str, value: str) -> ClassicSettings:
+    name = settings.algorithm
+
+    def number(kind: type[int] | type[float], low: float) -> float:
+        problem = GameError(f"{name} option {key} must be a number >= {low:g}, not {value!r}")
+        try:
+            parsed = kind(value)
+        except ValueError:
+            raise problem from None
+        if not parsed >= low:
+            raise problem
+        return parsed
+
+    if key == "depth":
+        return replace(settings, max_depth=int(number(int, 1)))
+    if key == "time":
+        return replace(settings, max_time_s=number(float, 0.0))
+    if key == "margin":
+        return replace(settings, margin_s=number(float, 0.0))
+    if key == "c":
+        return replace(settings, exploration=number(float, 0.0))
+    if key == "simulations":
+        return replace(settings, simulations=int(number(int, 1)))
+    if key == "playouts":
+        return replace(settings, playouts=int(number(int, 1)))
+    if key == "net":
+        return replace(settings, evaluation="nn", checkpoint=Path(value))
+    if key == "eval":
+        if value not in get_args(Evaluation):
+            raise GameError(
+                f"{name} option eval must be one of {', '.join(get_args(Evaluation))}, "
+                f"not {value!r}"
+            )
+        return replace(settings, evaluation=cast(Evaluation, value))
+    if key == "utility":
+        if value not in get_args(Utility):
+            raise GameError(f"{name} option utility must be own or margin, not {value!r}")
+        if name == "paranoid" and value != "own":
+            raise GameError("paranoid search scores the role's own goal (utility=own)")
+        return replace(settings, utility=cast(Utility, value))
+    raise AssertionError(key)  # pragma: no cover - OPTIONS and this function agree
+
+
+def make_evaluator(settings: ClassicSettings, game: Game, rng: np.random.Generator) -> Evaluator:
+    """The leaf evaluator ``settings`` ask for, for ``game``.
+
+    Raises:
+        GameError: ``evaluation="nn"`` and no checkpoint fits the game.
+    """
+    evaluation = settings.evaluation
+    if evaluation == "heuristic":
+        return HeuristicEvaluator()
+    if evaluation == "goal":
+        return GoalEvaluator()
+    if evaluation == "terminal":
+        return TerminalOnlyEvaluator()
+    if evaluation == "rollout":
+        return RolloutEvaluator(settings.playouts, rng)
+    # The network plugs in here, from outside the search package.
+    from ggp.nn.checkpoint import default_checkpoint, load_network
+    from ggp.nn.net_evaluator import NetEvaluator
+
+    path = settings.checkpoint if settings.checkpoint is not None else default_checkpoint(game)
+    net, encoding, _ = load_network(path, game)
+    return NetEvaluator(net, encoding)
+
+
+def _make_search(
+    settings: ClassicSettings,
+    game: Game,
+    role: Const,
+    evaluator: Evaluator,
+    rng: np.random.Generator,
+) -> TreeSearch | MCTS:
+    algorithm = settings.algorithm
+    if algorithm == "mcts":
+        mcts_settings = MCTSSettings(
+            exploration=settings.exploration, max_simulations=settings.simulations
+        )
+        return MCTS(game, role, evaluator, mcts_settings, rng)
+    if algorithm == "maxn":
+        return MaxN(game, role, evaluator)
+    if algorithm == "paranoid":
+        return Paranoid(game, role, evaluator)
+    classes: dict[str, type[AlphaBeta]] = {"alphabeta": AlphaBeta, "pvs": PVS, "mtdf": MTDF}
+    return classes[algorithm](game, role, evaluator, utility=settings.utility)
+
+
+class ClassicPlayer:
+    """A player searching with a classic algorithm (see the module docstring).
+
+    Args:
+        settings: The search and its options.
+        rng: The source of randomness (MCTS, playouts, history sampling).
+        evaluator: A leaf evaluator to use instead of the one ``settings`` name (a
+            network made elsewhere, say).
+    """
+
+    def __init__(
+        self,
+        settings: ClassicSettings,
+        rng: np.random.Generator | None = None,
+        evaluator: Evaluator | None = None,
+    ) -> None:
+        self.settings = settings
+        self.name: str = settings.algorithm
+        self.rng = rng if rng is not None else np.random.default_rng()
+        self._evaluator = evaluator
+        self._evaluator_game: Game | None = None
+        self._match: MatchInfo | None = None
+        self._search: TreeSearch | MCTS | None = None
+        self._state: State | None = None
+        self._observations: list[Observation] = []
+        self._tracker: HistoryTracker | None = None  # for GDL-II games
+        self.last_search: SearchResult | None = None
+
+    # ----------------------------------------------------------------- set-up
+
+    def load(self, game: Game) -> Evaluator:
+        """Make (once per game) the leaf evaluator; a bad checkpoint fails here.
+
+        Raises:
+            GameError: ``eval=nn`` and no checkpoint fits ``game``.
+        """
+        if self._evaluator is None or (
+            self._evaluator_game is not None and self._evaluator_game is not game
+        ):
+            self._evaluator = make_evaluator(self.settings, game, self.rng)
+            self._evaluator_game = game
+        return self._evaluator
+
+    def start(self, match: MatchInfo) -> None:
+        evaluator = self.load(match.game)
+        self._match = match
+        self._search = _make_search(self.settings, match.game, match.role, evaluator, self.rng)
+        self._state = match.game.initial_state()
+        self._observations = []
+        self._tracker = None
+        self.last_search = None
+
+    def stop(self, observation: Observation) -> None:
+        self._end()
+
+    def abort(self) -> None:
+        self._end()
+
+    def _end(self) -> None:
+        self._match = None
+        self._search = None
+        self._tracker = None
+        self._observations = []
+        collect_frozen()  # off the clock (see play)
+
+    # ----------------------------------------------------------------- play
+
+    def play(self, observation: Observation, deadline: float) -> Term:
+        """The move for ``observation``, searched until ``deadline`` less the margin.
+
+        What survives a move (the transposition table, the cached states, the MCTS
+        tree: often a million objects) is frozen out of the cyclic garbage collector's
+        scans afterwards (``gc.freeze``, as :class:`~ggp.players.cfr_player.CFRPlayer`
+        does), because a full collection over it grows to 0.4 s in a connect four match
+        and lands in the middle of a later move, past its deadline; and the collector
+        is paused while the move is searched (scans of the move's own new objects took
+        up to 0.12 s each), which leaves the few cycles a search makes (a timeout's
+        traceback) for later. Cycles among frozen objects are collected when the match
+        ends (``stop``, ``abort``).
+        """
+        with collector_paused():
+            try:
+                return self._play(observation, deadline)
+            finally:
+                gc.freeze()  # before the collector runs again: it has nothing to scan
+
+    def _play(self, observation: Observation, deadline: float) -> Term:
+        started = time.monotonic()
+        match = self._match
+        if match is None:
+            raise GameError("play() before start()")
+        settings = self.settings
+        stop_at = deadline - settings.margin_s
+        if settings.max_time_s is not None:
+            stop_at = min(stop_at, started + settings.max_time_s)
+        elif math.isinf(stop_at) and not self._bounded():
+            stop_at = started + UNCLOCKED_TIME_S
+        game = match.game
+        # The search ends by its own clock at stop_at; a single query to a slow reasoner
+        # (the prover) that would run past the deadline is cut there (OutOfTime).
+        with game.until(deadline - settings.margin_s / 2):
+            state = self._observe(observation, stop_at)
+            legal = game.legal_moves(state, match.role)
+            if len(legal) == 1:
+                move = legal[0]
+            elif game.is_terminal(state):
+                # Every history of the observations drawn ends the game (GDL-II only).
+                logger.warning("%s: no history found that goes on; a random move", match.role)
+                move = legal[int(self.rng.integers(len(legal)))]
+            else:
+                result = self.choose(state, stop_at)
+                self.last_search = result
+                move = result.move
+        if self._tracker is not None:
+            self._tracker.replied(move)
+        return move
+
+    def _bounded(self) -> bool:
+        """Whether the settings end a search without a clock: a depth or a number of
+        simulations was given."""
+        settings = self.settings
+        if settings.algorithm == "mcts":
+            return settings.simulations is not None
+        return settings.max_depth != DEFAULT_MAX_DEPTH
+
+    def choose(self, state: State, deadline: float = math.inf) -> SearchResult:
+        """Search ``state`` (not terminal, the player's role to choose) until
+        ``deadline``; with none, to the settings' depth or simulation limit (or until
+        the game is solved), which makes the choice deterministic for the depth-first
+        searches."""
+        search = self._search
+        if search is None:
+            raise GameError("choose() before start()")
+        if isinstance(search, MCTS):
+            limit = self.settings.simulations
+            if limit is None and math.isinf(deadline):
+                raise GameError("mcts needs a deadline or a simulation limit")
+            return search.search(state, deadline, limit)
+        return iterative_deepening(search, state, deadline, self.settings.max_depth)
+
+    def _observe(self, observation: Observation, deadline: float) -> State:
+        """The state after ``observation`` (see the module docstring)."""
+        match = self._match
+        assert match is not None and self._state is not None
+        game = match.game
+        self._observations.append(observation)
+        if observation.last_move is None:
+            return self._state
+        if self._tracker is None and game.moves_public:
+            joint = _public_joint_move(game, observation.percepts)
+            if joint is not None:
+                try:
+                    self._state = game.next_state(self._state, joint)
+                    return self._state
+                except GameError as e:
+                    logger.warning("the reported moves are not legal here (%s)", e)
+        return self._tracked_state(deadline)
+
+    def _tracked_state(self, deadline: float) -> State:
+        """A state consistent with every observation (a GDL-II game, or a classic game
+        whose percepts do not name every move), where the role can move and, if such a
+        history is found in :data:`REDRAWS` draws, the game is not over (the role is
+        asked to move, so a history that ended the game is not the true one).
+
+        Raises:
+            OutOfTime: No history of the latest observations found by ``deadline`` (the
+                referee plays a legal move; the tracker goes on from there next time).
+            NoConsistentHistoryError: Not even the reported moves can be followed.
+        """
+        match = self._match
+        assert match is not None
+        game = match.game
+        if self._tracker is None:
+            tracker = HistoryTracker(match, self.rng)
+            for earlier in self._observations[:-1]:
+                tracker.observe(earlier)
+            self._tracker = tracker
+        tracker = self._tracker
+        tracker.observe(self._observations[-1])
+        tracker.legal_moves(deadline)  # a history of the latest observations, or raise
+        state = tracker.current(deadline).state
+        redraws = 0
+        while game.is_terminal(state) and not tracker.lost and redraws < REDRAWS:
+            sample = tracker.sampler.sample(tracker.history, self.rng, deadline=deadline)
+            redraws += 1
+            if not game.is_terminal(sample.state) and game.legal_moves(sample.state, match.role):
+                tracker.adopt(sample)
+                state = sample.state
+        self._state = state
+        return state
+
+    def __repr__(self) -> str:
+        return f"<ClassicPlayer {self.settings!r}>"
+
+
+def _public_joint_move(game: Game, percepts: frozenset[Term]) -> tuple[Term, ...] | None:
+    """The joint move the ``(did ROLE MOVE)`` percepts name, None unless they name one
+    move for every role."""
+    by_role: dict[Term, Term] = {}
+    for percept in percepts:
+        if isinstance(percept, Func) and percept.name == "did" and percept.arity == 2:
+            by_role[percept.args[0]] = percept.args[1]
+    if len(by_role) != len(game.roles) or any(r not in by_role for r in game.roles):
+        return None
+    return tuple(by_role[r] for r in game.roles)

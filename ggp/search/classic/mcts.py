@@ -1,0 +1,425 @@
+"""UCT Monte Carlo tree search, the general game playing baseline.
+
+Kocsis & Szepesvári, *Bandit based Monte-Carlo planning*, ECML 2006,
+https://doi.org/10.1007/11871842_29 (UCT); as general game players use it (Finnsson &
+Björnsson, *Simulation-based approach to general game playing*, AAAI 2008,
+https://cdn.aaai.org/AAAI/2008/AAAI08-041.pdf, CadiaPlayer): every role keeps its own
+statistics at a node and picks its own move by UCB1 on its own goal, so simultaneous
+moves, N players and turn-taking need no special case (decoupled UCT: in a turn-taking
+state only the mover has a choice); ``random`` picks uniformly. Each simulation selects
+down the tree, adds the first unseen state, values it through the
+:class:`~ggp.search.evaluator.Evaluator` seam (default: one random playout,
+:class:`~ggp.search.evaluator.RolloutEvaluator`; or a heuristic, or the network) and
+backs the value vector up.
+
+Details:
+
+- Nodes are keyed by state (a transposition table, so the tree is a graph); statistics
+  live on a node's moves ("UCT1" of Childs, Brodeur & Kocsis, *Transpositions and move
+  groups in Monte Carlo tree search*, CIG 2008), and the tree is kept from move to move.
+- Leaves are valued in batches of :attr:`MCTSSettings.batch_size`: the simulations of a
+  batch count their visits when they select (a virtual loss that spreads them over the
+  tree) and add their values after the batch is valued, in one evaluator call.
+- MCTS-Solver (Winands, Björnsson & Saito, *Monte-Carlo tree search solver*, CG 2008,
+  https://doi.org/10.1007/978-3-540-87608-3_3), generalised to goal vectors: a node
+  where at most one player has a choice is *proven* once every child is (the mover's
+  best child, ties pessimistic for the root role as in max^n; the mean over chance), or
+  at once when the mover has a proven child with the highest goal. Selection skips a
+  mover's moves whose value is proven while others are not, and the search stops once
+  the root is proven. Nodes where several players choose at once are never proven.
+- The move played: the root role's most visited move, among those not proven or seen
+  worse than its best proven move; at a proven root, the proven best move.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ggp.errors import GameError
+from ggp.game import Game
+from ggp.gdl.terms import Const, Term
+from ggp.reasoning.state_machine import State
+from ggp.search.classic.results import SearchResult
+from ggp.search.classic.sequential import SequentialGame, StepInfo
+from ggp.search.evaluator import Evaluator, RolloutEvaluator
+
+__all__ = ["MCTS", "MCTSSettings"]
+
+logger = logging.getLogger(__name__)
+
+#: The highest goal value in GDL.
+MAX_GOAL = 100.0
+
+#: A selection that goes this many steps deep values the state it reached (a guard
+#: against games whose rules let play go on for ever).
+MAX_PATH = 1_000
+
+Vector = tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class MCTSSettings:
+    """How :class:`MCTS` searches.
+
+    Attributes:
+        exploration: The UCB1 constant ``c`` on values scaled to 0..1
+            (``mean + c * sqrt(ln N / n)``; CadiaPlayer's 40 on 0..100 is 0.4).
+        batch_size: Simulations whose leaves are valued in one evaluator call.
+        max_simulations: Stop after this many simulations (None: only the clock, a
+            proven root or ``max_nodes`` stop it).
+        solver: Prove values where at most one player chooses (module docstring).
+        max_nodes: Tree nodes kept; a larger tree is dropped before the next move.
+    """
+
+    exploration: float = 0.4
+    batch_size: int = 8
+    max_simulations: int | None = None
+    solver: bool = True
+    max_nodes: int = 300_000
+
+
+class _Node:
+    """A state in the tree: per-role move statistics, children by joint position."""
+
+    __slots__ = ("info", "visits", "value_sum", "counts", "totals", "children", "proven")
+
+    def __init__(self, info: StepInfo, roles: int) -> None:
+        self.info = info
+        self.visits = 0
+        self.value_sum = [0.0] * roles
+        self.counts: dict[int, list[int]] | None = None  # role -> visits per move
+        self.totals: dict[int, list[float]] | None = None  # role -> value sum per move
+        self.children: dict[int, _Node] = {}
+        self.proven: Vector | None = _goals_vector(info) if info.terminal else None
+
+
+def _goals_vector(info: StepInfo) -> Vector:
+    assert info.goals is not None
+    return tuple(float(g) for g in info.goals)
+
+
+class MCTS:
+    """UCT with decoupled per-role statistics (see the module docstring).
+
+    Args:
+        game: The rules.
+        role: The searching role.
+        evaluator: Values new leaves (default: one random playout each).
+        settings: Search settings.
+        rng: The source of randomness (UCB ties among unvisited moves, chance moves,
+            the default playouts).
+
+    Example:
+        >>> import numpy as np
+        >>> from ggp.game import Game
+        >>> game = Game.from_file("games/tictactoe.gdl")
+        >>> search = MCTS(game, "xplayer", rng=np.random.default_rng(0))
+        >>> result = search.search(game.initial_state(), max_simulations=50_000)
+        >>> result.value, result.solved
+        (50.0, True)
+    """
+
+    name = "mcts"
+
+    def __init__(
+        self,
+        game: Game,
+        role: Const | str,
+        evaluator: Evaluator | None = None,
+        settings: MCTSSettings | None = None,
+        rng: np.random.Generator | None = None,
+    ) -> None:
+        self.game = game
+        self.view = SequentialGame(game, role)
+        self.role = self.view.role
+        self.me = self.view.me
+        self.rng = rng if rng is not None else np.random.default_rng()
+        self.settings = settings if settings is not None else MCTSSettings()
+        self.evaluator: Evaluator = (
+            evaluator if evaluator is not None else RolloutEvaluator(1, self.rng)
+        )
+        self._nodes: dict[State, _Node] = {}
+        self.simulations = 0
+        self.steps = 0  # tree nodes traversed, in all
+        self.evaluations = 0
+
+    # ----------------------------------------------------------------- search
+
+    def search(
+        self,
+        state: State,
+        deadline: float = math.inf,
+        max_simulations: int | None = None,
+    ) -> SearchResult:
+        """Simulate from ``state`` until ``deadline``, ``max_simulations`` (or the
+        settings' limit), or a proven root, and choose the root role's move.
+
+        Raises:
+            GameError: ``state`` is terminal.
+        """
+        started = time.monotonic()
+        if len(self._nodes) > self.settings.max_nodes:
+            self._nodes.clear()
+        root = self._node(state)
+        if root.info.terminal:
+            raise GameError("cannot search a terminal state")
+        self._expand(root)
+        limit = max_simulations if max_simulations is not None else self.settings.max_simulations
+        simulations = 0
+        steps_before = self.steps
+        deepest = 0
+        while root.proven is None and (limit is None or simulations < limit):
+            if time.monotonic() >= deadline:
+                break
+            batch = self.settings.batch_size
+            if limit is not None:
+                batch = min(batch, limit - simulations)
+            deepest = max(deepest, self._batch(root, batch, deadline))
+            simulations += batch
+        self.simulations += simulations
+        move, value = self._choose(root)
+        seconds = time.monotonic() - started
+        logger.info(
+            "mcts %s: %d simulations, depth %d, value %.2f%s, move %s, %.2f s",
+            self.role,
+            simulations,
+            deepest,
+            value,
+            " (solved)" if root.proven is not None else "",
+            move,
+            seconds,
+        )
+        return SearchResult(
+            move=move,
+            value=value,
+            depth=deepest,
+            solved=root.proven is not None,
+            nodes=self.steps - steps_before,
+            seconds=seconds,
+            simulations=simulations,
+        )
+
+    def new_move(self) -> None:
+        """Nothing to age: the tree is kept (it drops itself when too large)."""
+
+    # ----------------------------------------------------------------- tree
+
+    def _node(self, state: State) -> _Node:
+        node = self._nodes.get(state)
+        if node is None:
+            node = _Node(self.view.info(state), len(self.game.roles))
+            self._nodes[state] = node
+        return node
+
+    def _expand(self, node: _Node) -> None:
+        if node.counts is not None or node.info.terminal:
+            return
+        expansion = self.view.expand(node.info)
+        choosers = [r for r in node.info.order if r != self.view.random_index]
+        node.counts = {r: [0] * len(expansion.legal[r]) for r in choosers}
+        node.totals = {r: [0.0] * len(expansion.legal[r]) for r in choosers}
+
+    def _batch(self, root: _Node, size: int, deadline: float) -> int:
+        """Run ``size`` simulations; returns the deepest selection (steps)."""
+        paths: list[tuple[list[tuple[_Node, tuple[int, ...], int]], _Node]] = []
+        deepest = 0
+        for _ in range(size):
+            path, leaf = self._select(root)
+            deepest = max(deepest, len(path))
+            paths.append((path, leaf))
+        todo = list(dict.fromkeys(leaf.info.state for _, leaf in paths if leaf.proven is None))
+        values: dict[State, Vector] = {}
+        if todo:
+            estimate = np.asarray(self.evaluator.evaluate(self.game, todo).values)
+            self.evaluations += len(todo)
+            values = {
+                s: tuple(float(v) for v in row) for s, row in zip(todo, estimate, strict=True)
+            }
+        for path, leaf in paths:
+            value = leaf.proven if leaf.proven is not None else values[leaf.info.state]
+            self._backup(path, leaf, value)
+        return deepest
+
+    def _select(self, root: _Node) -> tuple[list[tuple[_Node, tuple[int, ...], int]], _Node]:
+        """Walk down from ``root`` counting visits; returns the path (node, per-role
+        move indices of the choosers, joint position) and the node to value."""
+        path: list[tuple[_Node, tuple[int, ...], int]] = []
+        node = root
+        while True:
+            self.steps += 1
+            if node.proven is not None:
+                break
+            if node.counts is None:
+                if node.visits > 0 or node is root:
+                    self._expand(node)
+                else:
+                    break
+            if len(path) >= MAX_PATH:
+                break
+            picks, position = self._pick(node)
+            node.visits += 1
+            counts = node.counts
+            assert counts is not None
+            for r, i in zip(counts, picks, strict=True):
+                counts[r][i] += 1
+            path.append((node, picks, position))
+            child = node.children.get(position)
+            if child is None:
+                expansion = node.info.expansion
+                assert expansion is not None
+                child = self._node(expansion.states[position])
+                node.children[position] = child
+            node = child
+        node.visits += 1
+        return path, node
+
+    def _pick(self, node: _Node) -> tuple[tuple[int, ...], int]:
+        """Each chooser's move by UCB1 (``random``: uniform); returns the choosers'
+        move indices (in the order of ``node.counts``) and the joint position."""
+        info = node.info
+        counts, totals = node.counts, node.totals
+        assert counts is not None and totals is not None and info.expansion is not None
+        strides = info.strides
+        legal = info.expansion.legal
+        log_visits = math.log(max(node.visits, 1))
+        c = self.settings.exploration
+        single = len(counts) == 1 and self.settings.solver
+        position = 0
+        picks: list[int] = []
+        for r, role_counts in counts.items():
+            role_totals = totals[r]
+            allowed = range(len(role_counts))
+            if single:
+                open_moves = [i for i in allowed if self._move_value(node, r, i) is None]
+                if open_moves:
+                    allowed = open_moves  # type: ignore[assignment]
+            unvisited = [i for i in allowed if role_counts[i] == 0]
+            if unvisited:
+                choice = unvisited[int(self.rng.integers(len(unvisited)))]
+            else:
+                choice = max(
+                    allowed,
+                    key=lambda i: (
+                        role_totals[i] / (MAX_GOAL * role_counts[i])
+                        + c * math.sqrt(log_visits / role_counts[i])
+                    ),
+                )
+            picks.append(choice)
+            position += choice * strides[r]
+        chance = self.view.random_index
+        if chance >= 0 and chance in info.order:
+            position += int(self.rng.integers(len(legal[chance]))) * strides[chance]
+        return tuple(picks), position
+
+    def _backup(
+        self, path: list[tuple[_Node, tuple[int, ...], int]], leaf: _Node, value: Vector
+    ) -> None:
+        for r, v in enumerate(value):
+            leaf.value_sum[r] += v
+        for node, picks, _ in reversed(path):
+            totals = node.totals
+            assert totals is not None
+            for r, i in zip(totals, picks, strict=True):
+                totals[r][i] += value[r]
+            for r, v in enumerate(value):
+                node.value_sum[r] += v
+            if self.settings.solver and node.proven is None:
+                self._prove(node)
+
+    # ----------------------------------------------------------------- solver
+
+    def _move_value(self, node: _Node, mover: int, index: int) -> Vector | None:
+        """The proven value of ``mover`` playing its ``index``-th move (mean over
+        chance), None while a child is unproven or unseen."""
+        info = node.info
+        expansion = info.expansion
+        assert expansion is not None
+        base = index * info.strides[mover] if mover >= 0 else 0
+        chance = self.view.random_index
+        if chance >= 0 and chance in info.order:
+            step = info.strides[chance]
+            positions = [base + j * step for j in range(len(expansion.legal[chance]))]
+        else:
+            positions = [base]
+        total = [0.0] * len(self.game.roles)
+        for position in positions:
+            child = node.children.get(position)
+            if child is None or child.proven is None:
+                return None
+            for r, v in enumerate(child.proven):
+                total[r] += v
+        return tuple(t / len(positions) for t in total)
+
+    def _prove(self, node: _Node) -> None:
+        counts = node.counts
+        if counts is None or len(counts) > 1:
+            return
+        mover = next(iter(counts), -1)
+        me = self.me
+        best: Vector | None = None
+        unknown = False
+        for i in range(len(counts[mover]) if mover >= 0 else 1):
+            vector = self._move_value(node, mover, i)
+            if vector is None:
+                unknown = True
+                continue
+            if mover < 0:
+                best = vector
+                continue
+            if vector[mover] >= MAX_GOAL and (mover == me or vector[me] <= 0.0):
+                node.proven = vector
+                return
+            if (
+                best is None
+                or vector[mover] > best[mover]
+                or (vector[mover] == best[mover] and vector[me] < best[me])
+            ):
+                best = vector
+        if not unknown and best is not None:
+            node.proven = best
+
+    # ----------------------------------------------------------------- the move
+
+    def _choose(self, root: _Node) -> tuple[Term, float]:
+        expansion = root.info.expansion
+        assert expansion is not None and root.counts is not None and root.totals is not None
+        me = self.me
+        legal = expansion.legal[me]
+        if me not in root.counts:
+            value = root.value_sum[me] / root.visits if root.visits else 0.0
+            if root.proven is not None:
+                value = root.proven[me]
+            return legal[0], value
+        counts, totals = root.counts[me], root.totals[me]
+        single = len(root.counts) == 1 and self.settings.solver
+        known = {
+            i: v
+            for i in range(len(legal))
+            if single and (v := self._move_value(root, me, i)) is not None
+        }
+        best_known = max((v[me] for v in known.values()), default=-math.inf)
+        candidates = [
+            i
+            for i in range(len(legal))
+            if root.proven is None
+            and i not in known
+            and counts[i] > 0
+            and totals[i] / counts[i] >= best_known
+        ]
+        if not candidates:
+            candidates = [i for i, v in known.items() if v[me] == best_known] or list(
+                range(len(legal))
+            )
+        choice = max(candidates, key=lambda i: (counts[i], totals[i] / max(counts[i], 1)))
+        if root.proven is not None:
+            value = root.proven[me]
+        elif root.visits:
+            value = sum(totals) / root.visits
+        else:
+            value = 0.0
+        return legal[choice], value
