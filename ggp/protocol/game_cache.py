@@ -4,9 +4,9 @@ Grounding and compiling a game takes a while, so :class:`GameCache` keeps the la
 keyed by their rules: a game played again starts at once. Thread safety: the compiled
 propnet is pure (its memo tables are dicts, safe under the GIL) and is shared by the
 threads of a match and by later matches; each thread family gets its own
-:class:`~ggp.game.Game` view (:func:`game_view`), so the transition caches (not
-thread-safe) are never shared. The reference prover keeps mutable caches, so a shared
-prover is wrapped in a lock.
+:class:`~ggp.game.Game` view (:meth:`~ggp.game.Game.with_cache`), so the transition
+caches (not thread-safe) are never shared. The reference prover keeps mutable caches, so
+a shared prover is played through a lock (:meth:`~ggp.game.Game.locked`).
 """
 
 from __future__ import annotations
@@ -17,12 +17,7 @@ from collections import OrderedDict
 from ggp.game import Game, ReasonerName
 from ggp.gdl.terms import Description
 
-__all__ = ["GameCache", "game_view"]
-
-
-def game_view(base: Game, cache_size: int) -> Game:
-    """A new :class:`Game` over ``base``'s reasoner with its own transition cache."""
-    return base.with_cache(cache_size)
+__all__ = ["GameCache"]
 
 
 class GameCache:

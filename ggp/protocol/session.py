@@ -59,7 +59,6 @@ from ggp.gdl.embed import without_percepts
 from ggp.gdl.terms import Const, Description, Func, Term
 from ggp.players.base import MatchInfo, Observation, Player
 from ggp.players.history_tracker import HistoryTracker
-from ggp.protocol.game_cache import game_view
 from ggp.protocol.match_log import MatchLog
 from ggp.protocol.messages import (
     Play,
@@ -341,7 +340,7 @@ class MatchSession:
         except BaseException as e:
             self.game_future.set_exception(e)
             raise
-        game = game_view(base, cache_size=100_000)
+        game = base.with_cache(100_000)
         self.game = game
         self.game_future.set_result(base)
         self._start_player(game, self.player_rng, "start")
@@ -361,7 +360,7 @@ class MatchSession:
     def set_up_fallback(self) -> None:
         """Build the history tracker for legal fallback moves (in the fallback worker)."""
         base = self.game_future.result()
-        self.tracker = HistoryTracker(self._info(game_view(base, cache_size=0)), self.fallback_rng)
+        self.tracker = HistoryTracker(self._info(base.with_cache(0)), self.fallback_rng)
 
     def start(self, received: float) -> Reply:
         deadline = received + self.settings.budget_s(self.start_clock_s)
@@ -440,7 +439,7 @@ class MatchSession:
 
         def restart_player() -> None:
             try:
-                game = game_view(as_written.result(), cache_size=100_000)
+                game = as_written.result().with_cache(100_000)
             except Exception as e:
                 logger.error("%s: the rules as written cannot be played: %r", self.match_id, e)
                 return
@@ -451,7 +450,7 @@ class MatchSession:
 
         def restart_tracker() -> None:
             try:
-                game = game_view(as_written.result(), cache_size=0)
+                game = as_written.result().with_cache(0)
             except Exception:
                 return  # logged by restart_player
             self.tracker = HistoryTracker(self._info(game), self.fallback_rng)
@@ -464,7 +463,7 @@ class MatchSession:
     def _convert(self, message: StepMessage, turn: int, last_reply: Term | None) -> Observation:
         game = self.game
         if game is None:
-            game = game_view(self.game_future.result(), cache_size=0)
+            game = self.game_future.result().with_cache(0)
         public = None if self.percept_mode != "as written" else False
         return observation_from_message(
             game, self.role, message, turn, last_reply, moves_public=public
