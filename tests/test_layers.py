@@ -17,7 +17,7 @@ LAYERS = (
     ("reasoning",),
     ("game",),
     ("info", "bench", "options"),
-    ("search",),
+    ("search", "battlesnake"),
     ("nn",),
     ("players",),
     ("match",),

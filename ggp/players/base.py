@@ -19,8 +19,16 @@ from typing import Protocol, runtime_checkable
 
 from ggp.game import Game
 from ggp.gdl.terms import Const, Term
+from ggp.reasoning.state_machine import State
 
-__all__ = ["MatchInfo", "MovePolicy", "Observation", "Player", "PolicyPlayer"]
+__all__ = [
+    "MatchInfo",
+    "MovePolicy",
+    "Observation",
+    "Player",
+    "PolicyPlayer",
+    "StatePlayer",
+]
 
 
 @dataclass(frozen=True)
@@ -115,4 +123,14 @@ class PolicyPlayer(Player, Protocol):
             observations: ``[turns]`` what the role observed, one per turn so far.
             deadline: A ``time.monotonic()`` value.
         """
+        ...
+
+
+@runtime_checkable
+class StatePlayer(Player, Protocol):
+    """A player of perfect-information games that can also choose from a state handed to
+    it (the Battlesnake API sends whole boards, not moves)."""
+
+    def choose_move(self, state: State, deadline: float = ...) -> Term:
+        """Its move in ``state`` (after :meth:`Player.start`), before ``deadline``."""
         ...

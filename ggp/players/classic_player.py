@@ -7,15 +7,10 @@ simulations for MCTS (:mod:`ggp.search.classic`) — and play the best move foun
 search is anytime: whatever the clock, a legal move is returned in time. The search
 objects (transposition table, history counters, the MCTS tree) live for a match.
 
-The current state: in a classic GDL game every role sees every joint move, as
-``(did ROLE MOVE)`` percepts (:mod:`ggp.gdl.embed`), and the player replays them from
-the initial state. In a GDL-II game with hidden information these are perfect-information
-searches: the player searches one full history consistent with its observations (from
-:class:`~ggp.players.history_tracker.HistoryTracker`; one that has not ended the game), a
-single determinisation, which is sound for the game's public parts only. It never
-searches an older, shorter history: when no history of the latest observations is found
-in time, :class:`~ggp.search.clock.OutOfTime` reaches the referee, which plays a legal
-move for it.
+The current state comes from :class:`~ggp.players.state_tracker.StateTracker`: the
+public joint moves replayed in a classic GDL game; in a GDL-II game with hidden
+information one full history consistent with the player's observations (a single
+determinisation, sound for the game's public parts only).
 
 Spec options (``NAME:KEY=VALUE,...``, see :data:`OPTIONS`), for example
 ``alphabeta:depth=4``, ``pvs:eval=nn`` (the trained network of
@@ -39,12 +34,13 @@ from typing import Literal, cast, get_args
 
 import numpy as np
 
+from ggp.battlesnake.heuristics import SnakeHeuristicEvaluator
 from ggp.errors import GameError
 from ggp.game import Game
-from ggp.gdl.terms import Const, Func, Term
+from ggp.gdl.terms import Const, Term
 from ggp.players.base import MatchInfo, Observation
 from ggp.players.collector import collect_frozen, collector_paused
-from ggp.players.history_tracker import REDRAWS, HistoryTracker
+from ggp.players.state_tracker import StateTracker
 from ggp.reasoning.state_machine import State
 from ggp.search.classic.alphabeta import AlphaBeta
 from ggp.search.classic.deepening import DEFAULT_MAX_DEPTH, iterative_deepening
@@ -81,7 +77,7 @@ logger = logging.getLogger(__name__)
 UNCLOCKED_TIME_S = 1.0
 
 Algorithm = Literal["alphabeta", "pvs", "mtdf", "paranoid", "maxn", "mcts"]
-Evaluation = Literal["heuristic", "goal", "terminal", "rollout", "nn"]
+Evaluation = Literal["heuristic", "goal", "terminal", "rollout", "nn", "snake"]
 
 #: The algorithms, as the registry names them, with a one-line summary each.
 ALGORITHMS: dict[Algorithm, str] = {
@@ -100,8 +96,8 @@ OPTIONS = {
     "time": "seconds per move at most (max_time_s; default: the whole clock, or "
     "1 s without a clock unless depth= or simulations= bounds the search)",
     "margin": "seconds kept before the deadline (margin_s; default 0.15)",
-    "eval": "leaf evaluation: heuristic, goal, terminal, rollout or nn "
-    "(default heuristic; mcts: rollout)",
+    "eval": "leaf evaluation: heuristic, goal, terminal, rollout, nn or snake (the IDAPOS "
+    "Battlesnake heuristics) (default heuristic; mcts: rollout)",
     "net": "checkpoint of the network for eval=nn (default checkpoints/GAME/latest.pt)",
     "utility": "own (the role's goal) or margin (its goal minus the best other's)",
     "c": "mcts: UCB1 exploration constant on 0..1 values (default 0.4)",
@@ -225,6 +221,10 @@ def make_evaluator(settings: ClassicSettings, game: Game, rng: np.random.Generat
         return TerminalOnlyEvaluator()
     if evaluation == "rollout":
         return RolloutEvaluator(settings.playouts, rng)
+    if evaluation == "snake":
+        if not any(p.name == "head" for p in game.base_propositions or ()):
+            raise GameError("eval=snake values the Battlesnake games of games/battlesnake/ only")
+        return SnakeHeuristicEvaluator()
     # The network plugs in here, from outside the search package.
     from ggp.nn.checkpoint import default_checkpoint, load_network
     from ggp.nn.net_evaluator import NetEvaluator
@@ -278,9 +278,7 @@ class ClassicPlayer:
         self._evaluator_game: Game | None = None
         self._match: MatchInfo | None = None
         self._search: TreeSearch | MCTS | None = None
-        self._state: State | None = None
-        self._observations: list[Observation] = []
-        self._tracker: HistoryTracker | None = None  # for GDL-II games
+        self._tracker: StateTracker | None = None
         self.last_search: SearchResult | None = None
 
     # ----------------------------------------------------------------- set-up
@@ -302,9 +300,7 @@ class ClassicPlayer:
         evaluator = self.load(match.game)
         self._match = match
         self._search = _make_search(self.settings, match.game, match.role, evaluator, self.rng)
-        self._state = match.game.initial_state()
-        self._observations = []
-        self._tracker = None
+        self._tracker = StateTracker(match, self.rng)
         self.last_search = None
 
     def stop(self, observation: Observation) -> None:
@@ -317,7 +313,6 @@ class ClassicPlayer:
         self._match = None
         self._search = None
         self._tracker = None
-        self._observations = []
         collect_frozen()  # off the clock (see play)
 
     # ----------------------------------------------------------------- play
@@ -341,22 +336,28 @@ class ClassicPlayer:
             finally:
                 gc.freeze()  # before the collector runs again: it has nothing to scan
 
-    def _play(self, observation: Observation, deadline: float) -> Term:
+    def _stop_at(self, deadline: float) -> float:
+        """When the search of a move asked for now, due at ``deadline``, ends."""
         started = time.monotonic()
-        match = self._match
-        if match is None:
-            raise GameError("play() before start()")
         settings = self.settings
         stop_at = deadline - settings.margin_s
         if settings.max_time_s is not None:
             stop_at = min(stop_at, started + settings.max_time_s)
         elif math.isinf(stop_at) and not self._bounded():
             stop_at = started + UNCLOCKED_TIME_S
+        return stop_at
+
+    def _play(self, observation: Observation, deadline: float) -> Term:
+        match, tracker = self._match, self._tracker
+        if match is None or tracker is None:
+            raise GameError("play() before start()")
+        settings = self.settings
+        stop_at = self._stop_at(deadline)
         game = match.game
         # The search ends by its own clock at stop_at; a single query to a slow reasoner
         # (the prover) that would run past the deadline is cut there (OutOfTime).
         with game.until(deadline - settings.margin_s / 2):
-            state = self._observe(observation, stop_at)
+            state = tracker.observe(observation, stop_at)
             legal = game.legal_moves(state, match.role)
             if len(legal) == 1:
                 move = legal[0]
@@ -368,9 +369,28 @@ class ClassicPlayer:
                 result = self.choose(state, stop_at)
                 self.last_search = result
                 move = result.move
-        if self._tracker is not None:
-            self._tracker.replied(move)
+        tracker.replied(move)
         return move
+
+    def choose_move(self, state: State, deadline: float = math.inf) -> Term:
+        """The move for ``state`` (a state handed in, as the Battlesnake API does), searched
+        until ``deadline`` less the margin."""
+        match = self._match
+        if match is None:
+            raise GameError("choose_move() before start()")
+        game = match.game
+        legal = game.legal_moves(state, match.role)
+        if len(legal) == 1:
+            return legal[0]
+        stop_at = self._stop_at(deadline)
+        with collector_paused():
+            try:
+                with game.until(deadline - self.settings.margin_s / 2):
+                    result = self.choose(state, stop_at)
+            finally:
+                gc.freeze()
+        self.last_search = result
+        return result.move
 
     def _bounded(self) -> bool:
         """Whether the settings end a search without a clock: a depth or a number of
@@ -395,68 +415,5 @@ class ClassicPlayer:
             return search.search(state, deadline, limit)
         return iterative_deepening(search, state, deadline, self.settings.max_depth)
 
-    def _observe(self, observation: Observation, deadline: float) -> State:
-        """The state after ``observation`` (see the module docstring)."""
-        match = self._match
-        assert match is not None and self._state is not None
-        game = match.game
-        self._observations.append(observation)
-        if observation.last_move is None:
-            return self._state
-        if self._tracker is None and game.moves_public:
-            joint = _public_joint_move(game, observation.percepts)
-            if joint is not None:
-                try:
-                    self._state = game.next_state(self._state, joint)
-                    return self._state
-                except GameError as e:
-                    logger.warning("the reported moves are not legal here (%s)", e)
-        return self._tracked_state(deadline)
-
-    def _tracked_state(self, deadline: float) -> State:
-        """A state consistent with every observation (a GDL-II game, or a classic game
-        whose percepts do not name every move), where the role can move and, if such a
-        history is found in :data:`REDRAWS` draws, the game is not over (the role is
-        asked to move, so a history that ended the game is not the true one).
-
-        Raises:
-            OutOfTime: No history of the latest observations found by ``deadline`` (the
-                referee plays a legal move; the tracker goes on from there next time).
-            NoConsistentHistoryError: Not even the reported moves can be followed.
-        """
-        match = self._match
-        assert match is not None
-        game = match.game
-        if self._tracker is None:
-            tracker = HistoryTracker(match, self.rng)
-            for earlier in self._observations[:-1]:
-                tracker.observe(earlier)
-            self._tracker = tracker
-        tracker = self._tracker
-        tracker.observe(self._observations[-1])
-        tracker.legal_moves(deadline)  # a history of the latest observations, or raise
-        state = tracker.current(deadline).state
-        redraws = 0
-        while game.is_terminal(state) and not tracker.lost and redraws < REDRAWS:
-            sample = tracker.sampler.sample(tracker.history, self.rng, deadline=deadline)
-            redraws += 1
-            if not game.is_terminal(sample.state) and game.legal_moves(sample.state, match.role):
-                tracker.adopt(sample)
-                state = sample.state
-        self._state = state
-        return state
-
     def __repr__(self) -> str:
         return f"<ClassicPlayer {self.settings!r}>"
-
-
-def _public_joint_move(game: Game, percepts: frozenset[Term]) -> tuple[Term, ...] | None:
-    """The joint move the ``(did ROLE MOVE)`` percepts name, None unless they name one
-    move for every role."""
-    by_role: dict[Term, Term] = {}
-    for percept in percepts:
-        if isinstance(percept, Func) and percept.name == "did" and percept.arity == 2:
-            by_role[percept.args[0]] = percept.args[1]
-    if len(by_role) != len(game.roles) or any(r not in by_role for r in game.roles):
-        return None
-    return tuple(by_role[r] for r in game.roles)

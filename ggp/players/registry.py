@@ -13,7 +13,7 @@ they can play it, so that a bad spec fails before any match starts.
 Example:
     >>> import numpy as np
     >>> player_names()  # doctest: +NORMALIZE_WHITESPACE
-    ('random', 'cfr', 'handcrafted', 'cfr+nn', 'best-response',
+    ('random', 'cfr', 'handcrafted', 'cfr+nn', 'best-response', 'snake', 'idapos',
      'alphabeta', 'pvs', 'mtdf', 'paranoid', 'maxn', 'mcts')
     >>> make_player("random", np.random.default_rng(0)).name
     'random'
@@ -42,7 +42,9 @@ from ggp.players.classic_player import OPTIONS as CLASSIC_OPTIONS
 from ggp.players.classic_player import ClassicPlayer
 from ggp.players.classic_player import parse_options as parse_classic_options
 from ggp.players.handcrafted import HandcraftedPlayer, handcrafted_kind, handcrafted_player
+from ggp.players.idapos_player import IdaposPlayer, parse_idapos_options
 from ggp.players.random_player import RandomPlayer
+from ggp.players.snake_player import snake_player
 
 __all__ = [
     "PlayerRequest",
@@ -202,6 +204,21 @@ PLAYER_SPECS: tuple[PlayerSpec, ...] = (
         "the exact best response to an opponent (best-response:random or :handcrafted; "
         "Meier, and Blind Tic-Tac-Toe vs random): the ceiling of a table's column",
         _best_response,
+        takes_argument=True,
+    ),
+    PlayerSpec(
+        "snake",
+        "a simple Battlesnake snake of the IDAPOS paper (snake:greedy, :aggressive, "
+        ":tailchaser, :reflex; games/battlesnake/ only)",
+        lambda r: snake_player(r.argument, r.rng),
+        takes_argument=True,
+    ),
+    PlayerSpec(
+        "idapos",
+        "IDAPOS, the Battlesnake search: iterative deepening over the snakes within reach, "
+        "the rest frozen (options mask=freeze|remove, depth=N, margin=S; "
+        "games/battlesnake/ only)",
+        lambda r: IdaposPlayer(parse_idapos_options(r.argument), r.rng),
         takes_argument=True,
     ),
     # Classic game-tree search (ggp.search.classic), perfect-information games.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 from pathlib import Path
 
 from ggp.options import add_reasoner_option
@@ -59,6 +60,35 @@ def cmd_serve(args: argparse.Namespace) -> int:
         server.serve_forever()
     except KeyboardInterrupt:
         print("stopped", file=sys.stderr)
+    finally:
+        server.server_close()
+    return EXIT_OK
+
+
+def cmd_battlesnake_serve(args: argparse.Namespace) -> int:
+    """Serve a snake on the official Battlesnake API until interrupted."""
+    from ggp.players.registry import parse_spec
+    from ggp.protocol.battlesnake_api import SnakeServerSettings, make_snake_server
+
+    parse_spec(args.player)  # a bad spec fails now, not at the first game
+    settings = SnakeServerSettings(
+        player=args.player,
+        game=Path(args.game) if args.game else None,
+        margin_ms=args.margin_ms,
+        seed=args.seed,
+    )
+    try:
+        server = make_snake_server(settings, args.host, args.port)
+    except OSError as e:
+        print(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}", file=sys.stderr)
+        return EXIT_ERROR
+    print(f"ggp battlesnake serve: {args.player} on {server.url}", flush=True)
+    if settings.game is None:  # the standard boards' games, grounded while we wait
+        threading.Thread(target=server.service.preload, daemon=True).start()
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
     finally:
         server.server_close()
     return EXIT_OK
@@ -133,7 +163,7 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register ``serve`` and ``match``."""
+    """Register ``serve``, ``battlesnake serve`` and ``match``."""
     serve = commands.add_parser(
         "serve",
         help="play over HTTP for a GGP game manager (GDL-II and GDL-I)",
@@ -175,6 +205,42 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     serve.add_argument("--seed", type=int, default=None, help="seed of the matches' randomness")
     add_reasoner_option(serve)
     serve.set_defaults(handler=cmd_serve)
+
+    battlesnake = commands.add_parser(
+        "battlesnake",
+        help="Battlesnake: serve a snake on the official HTTP API",
+        description="Battlesnake on ggp's engine (games/battlesnake/).",
+    )
+    snake_commands = battlesnake.add_subparsers(dest="battlesnake_command", required=True)
+    snake_serve = snake_commands.add_parser(
+        "serve",
+        help="serve a snake on the official Battlesnake API (v1)",
+        description="Answer GET / and POST /start, /move, /end of the official Battlesnake "
+        "API: each board is mapped onto a state of the GDL game for its size and snake count "
+        "(games/battlesnake/, or generated; --game fixes one), the player chooses there, and "
+        "the move goes back before the game's timeout less --margin-ms. Bad JSON or an "
+        "impossible board gets HTTP 400 with the reason.",
+    )
+    snake_serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    snake_serve.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
+    snake_serve.add_argument(
+        "--player",
+        default="idapos",
+        metavar="SPEC",
+        help="a player that chooses from states: idapos, snake:greedy, snake:aggressive, "
+        "snake:tailchaser, snake:reflex, alphabeta:eval=snake, maxn:eval=snake, ... "
+        "(default idapos)",
+    )
+    snake_serve.add_argument("--game", default=None, metavar="GDL", help="one game for all boards")
+    snake_serve.add_argument(
+        "--margin-ms",
+        type=int,
+        default=100,
+        metavar="MS",
+        help="reply this long before the game's timeout (default 100)",
+    )
+    snake_serve.add_argument("--seed", type=int, default=None, help="seed of the players")
+    snake_serve.set_defaults(handler=cmd_battlesnake_serve)
 
     match = commands.add_parser(
         "match",

@@ -146,7 +146,11 @@ class TreeSearch:
             return
         if len(cache) + len(todo) > LEAF_CACHE_SIZE:
             cache.clear()
-        values = np.asarray(self.evaluator.evaluate(self.game, todo).values, dtype=np.float64)
+        deadline = None if math.isinf(self.deadline) else self.deadline
+        estimate = self.evaluator.evaluate(self.game, todo, deadline)
+        if deadline is not None and time.monotonic() >= deadline:
+            raise SearchTimeout  # the values may be partial: none is kept
+        values = np.asarray(estimate.values, dtype=np.float64)
         self.evaluations += len(todo)
         for state, row in zip(todo, values, strict=True):
             cache[state] = tuple(float(v) for v in row)

@@ -1,0 +1,99 @@
+"""Battlesnake search speed (issue 15, point 6): depth reached and nodes/s per move.
+
+For the 11x11 duel and the standard 11x11 four-snake game, each search spec chooses
+snake 1's move under a clock (the API's 500 ms less its 100 ms margin: 0.4 s) in the
+positions of seeded games of the greedy snake against itself (every ``--every``-th turn),
+in the game the API searches (:func:`~ggp.battlesnake.generate.search_variant`: the
+standard rules without food spawning) and, for comparison, in the shipped game with the
+spawn roll. Prints one row per game, spec and model: mean / max depth, nodes/s, and the
+slowest move.
+
+    python benchmarks/bench_battlesnake.py [--clock 0.4] [--games 2] [--every 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ggp.battlesnake.board import Board, board_state, read_board, search_game
+from ggp.battlesnake.generate import VARIANTS
+from ggp.game import Game
+from ggp.match import run_match
+from ggp.players.base import MatchInfo
+from ggp.players.classic_player import ClassicPlayer
+from ggp.players.registry import make_player
+
+GAMES = Path(__file__).resolve().parents[1] / "games" / "battlesnake"
+SPECS = {
+    2: ("alphabeta:eval=snake", "pvs:eval=snake"),
+    4: ("maxn:eval=snake", "paranoid:eval=snake"),
+}
+
+
+def positions(game: Game, games: int, every: int) -> list[Board]:
+    """Boards from greedy self-play, every ``every``-th turn while snake 1 lives."""
+    snakes = [r for r in game.roles if r != game.random_role]
+    boards: list[Board] = []
+    for seed in range(games):
+        rng = np.random.default_rng(seed)
+        players = {r: make_player("snake:greedy", rng) for r in snakes}
+        record = run_match(game, players, rng, play_clock_s=5.0)
+        state = game.initial_state()
+        for joint in record.joint_moves:
+            state = game.next_state(state, [game.term(m) for m in joint])
+            if game.is_terminal(state):
+                break
+            board = read_board(game, state)
+            wanted = board.turn % every == 0 and board.turn > 0 and board.snakes[0] is not None
+            if wanted and (not boards or boards[-1] != board):
+                boards.append(board)
+    return boards
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clock", type=float, default=0.4)
+    parser.add_argument("--games", type=int, default=2)
+    parser.add_argument("--every", type=int, default=10)
+    args = parser.parse_args()
+    print("| game | spec | model | moves | depth mean / max | nodes/s | slowest move s |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for variant in VARIANTS:
+        if variant.name not in ("duel_11x11", "standard_11x11"):
+            continue
+        shipped = Game.from_file(GAMES / f"{variant.name}.gdl")
+        boards = positions(shipped, args.games, args.every)
+        models = {
+            "no spawns": search_game(11, variant.snakes),
+            "shipped": shipped,
+        }
+        for spec in SPECS[variant.snakes]:
+            for label, game in models.items():
+                player = make_player(spec, np.random.default_rng(0), game)
+                assert isinstance(player, ClassicPlayer)
+                player.start(MatchInfo("bench", game, game.roles[0]))
+                depths, rates, slowest = [], [], 0.0
+                for board in boards:
+                    state = board_state(game, board)
+                    if len(game.legal_moves(state, game.roles[0])) < 2:
+                        continue
+                    started = time.monotonic()
+                    result = player.choose(state, started + args.clock)
+                    slowest = max(slowest, time.monotonic() - started)
+                    depths.append(result.depth)
+                    rates.append(result.nodes / max(result.seconds, 1e-9))
+                print(
+                    f"| {variant.name} | {spec} | {label} | {len(depths)} "
+                    f"| {statistics.mean(depths):.1f} / {max(depths)} "
+                    f"| {statistics.mean(rates):,.0f} | {slowest:.3f} |",
+                    flush=True,
+                )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,260 @@
+"""The IDAPOS leaf heuristics (Schier & Wuestenbecker 2019) on a
+:class:`~ggp.battlesnake.board.Board`, and as an :class:`~ggp.search.evaluator.Evaluator`.
+
+As ../shared/REFERENCE-SEARCH.md section 2.7 gives the paper's code:
+
+- :func:`flood_fill` ``F(h)``: a breadth-first fill from a head over cells without a body
+  (food included); its size (start excluded) and each cell's distance.
+- :func:`adversarial_fill` ``A``: all heads expand one layer per turn, the longest snake
+  first, each cell going to the first snake that reaches it (so a contested cell goes to
+  the longer snake); body cells are claimed, with their distance, but not expanded.
+  ``E_i`` counts the non-body cells snake ``i`` claims, ``C_i`` all of them.
+- ``sigma(x) = 2 * (1 / (1 + e^(-0.2 x)) - 0.5)``.
+- Duel (``o`` us, ``e`` the enemy): :data:`DUEL_WEIGHTS` of TotalFill
+  ``2 (F_o / (F_o + F_e) - 0.5)``, HungerPressure (``p_x = min(health_x - 1.2 d_x - 10, 0)``,
+  0 when health > 75, ``d_x`` the A-distance to the nearest food ``x`` claims; 0 if
+  ``p_o = p_e``, else ``2 (p_e / (p_o + p_e) - 0.5)``), AdversarialFill
+  ``2 (C_o / (C_o + C_e) - 0.5)`` and DeltaLengthFood (``m = sigma(len_o - len_e)``,
+  ``m+ = sigma(len_o - len_e + 1)``, ``f = e^(-0.2 d)`` with ``d`` the F-distance to the
+  nearest food, 0 without one: ``m + f (m+ - m)``).
+- Several snakes (snake ``i``): :data:`MULTI_WEIGHTS` of DeltaLengthFood (with
+  ``len_i - (0.9 max + 0.1 mean)`` of the other live snakes' lengths), Control
+  ``2 (E_i / sum_j E_j - 0.5)``, HungerMalus (1 when health > 75, else
+  ``2 (0.85^(-p) - 0.5)``) and TailReachable (+1 if A gives it its own tail cell, else +1
+  if ``E_i`` > its length, else -1; only for snakes longer than 6).
+
+:class:`SnakeHeuristicEvaluator` turns these into goal values 0..100 for the search: in a
+duel ``50 + 50 h / W`` for one snake and the rest for the other (``W`` the sum of the
+weights, so values stay in range); with more snakes each live snake's heuristic relative
+to the mean over all snakes, as the code's max^n vector does, scaled the same way.
+Eliminated snakes keep the goal the rules give them so far.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ggp.battlesnake.board import Board, Point, distances, neighbours, read_board
+from ggp.game import Game
+from ggp.reasoning.state_machine import State
+from ggp.search.evaluator import LeafEstimate
+
+__all__ = [
+    "Fill",
+    "DUEL_WEIGHTS",
+    "MULTI_WEIGHTS",
+    "sigma",
+    "flood_fill",
+    "adversarial_fill",
+    "duel_terms",
+    "multi_terms",
+    "duel_heuristic",
+    "multi_heuristic",
+    "SnakeHeuristicEvaluator",
+]
+
+#: The paper code's duel weights: TotalFill, HungerPressure, AdversarialFill, DeltaLengthFood.
+DUEL_WEIGHTS: dict[str, float] = {
+    "total_fill": 0.7,
+    "hunger_pressure": 10.0,
+    "adversarial_fill": 4.0,
+    "delta_length_food": 4.0,
+}
+#: The paper code's weights with more snakes.
+MULTI_WEIGHTS: dict[str, float] = {
+    "delta_length_food": 12.0,
+    "control": 1.0,
+    "hunger_malus": 10.0,
+    "tail_reachable": 10.0,
+}
+
+
+def sigma(x: float) -> float:
+    """``2 (1 / (1 + e^(-0.2 x)) - 0.5)``, in (-1, 1)."""
+    return 2.0 * (1.0 / (1.0 + math.exp(-0.2 * x)) - 0.5)
+
+
+def _bodies(board: Board) -> set[Point]:
+    return {c for s in board.snakes if s is not None for c in s.body}
+
+
+def flood_fill(board: Board, start: Point) -> dict[Point, int]:
+    """``F``: each reachable cell without a body (food included) and its distance from
+    ``start``; ``start`` itself is left out."""
+    reach = distances(board.size, start, _bodies(board))
+    del reach[start]
+    return reach
+
+
+@dataclass(frozen=True)
+class Fill:
+    """The adversarial fill ``A``.
+
+    Attributes:
+        owner: Each claimed cell's snake index.
+        distance: Each claimed cell's distance from its owner's head.
+        free: ``E``: non-body cells claimed, per snake index ``[k]``.
+        claimed: ``C``: all cells claimed (bodies included), per snake index ``[k]``.
+    """
+
+    owner: dict[Point, int]
+    distance: dict[Point, int]
+    free: tuple[int, ...]
+    claimed: tuple[int, ...]
+
+
+def adversarial_fill(board: Board) -> Fill:
+    """``A`` (see the module docstring)."""
+    bodies = _bodies(board)
+    live = [i for i, s in enumerate(board.snakes) if s is not None]
+    order = sorted(live, key=lambda i: -len(board.snakes[i].body))  # type: ignore[union-attr]
+    owner: dict[Point, int] = {}
+    distance: dict[Point, int] = {}
+    frontier: dict[int, list[Point]] = {}
+    for i in order:
+        head = board.snakes[i].head  # type: ignore[union-attr]
+        if head not in owner:
+            owner[head], distance[head] = i, 0
+        frontier[i] = [head]
+    depth = 0
+    while any(frontier.values()):
+        depth += 1
+        for i in order:
+            grown: list[Point] = []
+            for cell in frontier[i]:
+                for nxt in neighbours(board.size, cell):
+                    if nxt in owner:
+                        continue
+                    owner[nxt], distance[nxt] = i, depth
+                    if nxt not in bodies:
+                        grown.append(nxt)
+            frontier[i] = grown
+    k = len(board.snakes)
+    free = [0] * k
+    claimed = [0] * k
+    for cell, i in owner.items():
+        claimed[i] += 1
+        if cell not in bodies:
+            free[i] += 1
+    return Fill(owner, distance, tuple(free), tuple(claimed))
+
+
+def _share(mine: float, theirs: float) -> float:
+    total = mine + theirs
+    return 0.0 if total == 0 else 2.0 * (mine / total - 0.5)
+
+
+def _food_distance(board: Board, fill: Fill, i: int) -> float:
+    """A-distance to the nearest food snake ``i`` claims (a board's worth if none)."""
+    near = [fill.distance[f] for f in board.food if fill.owner.get(f) == i]
+    return float(min(near)) if near else float(2 * board.size * board.size)
+
+
+def _pressure(health: int, food_distance: float) -> float:
+    return 0.0 if health > 75 else min(health - 1.2 * food_distance - 10.0, 0.0)
+
+
+def _delta_length_food(delta: float, board: Board, reach: dict[Point, int]) -> float:
+    m, m_plus = sigma(delta), sigma(delta + 1)
+    near = [reach[f] for f in board.food if f in reach]
+    f = math.exp(-0.2 * min(near)) if near else 0.0
+    return m + f * (m_plus - m)
+
+
+def duel_terms(board: Board, me: int, enemy: int) -> dict[str, float]:
+    """The four duel terms for snake ``me`` against ``enemy`` (both alive)."""
+    ours, theirs = board.snakes[me], board.snakes[enemy]
+    assert ours is not None and theirs is not None
+    fill = adversarial_fill(board)
+    reach_o, reach_e = flood_fill(board, ours.head), flood_fill(board, theirs.head)
+    p_o = _pressure(ours.health, _food_distance(board, fill, me))
+    p_e = _pressure(theirs.health, _food_distance(board, fill, enemy))
+    hunger = 0.0 if p_o == p_e else 2.0 * (p_e / (p_o + p_e) - 0.5)
+    return {
+        "total_fill": _share(len(reach_o), len(reach_e)),
+        "hunger_pressure": hunger,
+        "adversarial_fill": _share(fill.claimed[me], fill.claimed[enemy]),
+        "delta_length_food": _delta_length_food(len(ours.body) - len(theirs.body), board, reach_o),
+    }
+
+
+def multi_terms(board: Board, me: int, fill: Fill | None = None) -> dict[str, float]:
+    """The four terms for snake ``me`` (alive) among several."""
+    ours = board.snakes[me]
+    assert ours is not None
+    fill = adversarial_fill(board) if fill is None else fill
+    others = [len(s.body) for i, s in enumerate(board.snakes) if s is not None and i != me]
+    delta = len(ours.body) - (0.9 * max(others) + 0.1 * sum(others) / len(others)) if others else 0
+    total_free = sum(fill.free)
+    control = 0.0 if total_free == 0 else 2.0 * (fill.free[me] / total_free - 0.5)
+    p = _pressure(ours.health, _food_distance(board, fill, me))
+    hunger = 1.0 if ours.health > 75 else 2.0 * (0.85 ** (-p) - 0.5)
+    tail = 0.0
+    if len(ours.body) > 6:
+        own_tail = fill.owner.get(ours.body[-1]) == me
+        tail = 1.0 if own_tail or fill.free[me] > len(ours.body) else -1.0
+    return {
+        "delta_length_food": _delta_length_food(delta, board, flood_fill(board, ours.head)),
+        "control": control,
+        "hunger_malus": hunger,
+        "tail_reachable": tail,
+    }
+
+
+def duel_heuristic(board: Board, me: int, enemy: int) -> float:
+    """``0.7 TotalFill + 10 HungerPressure + 4 AdversarialFill + 4 DeltaLengthFood``."""
+    terms = duel_terms(board, me, enemy)
+    return sum(DUEL_WEIGHTS[k] * v for k, v in terms.items())
+
+
+def multi_heuristic(board: Board, me: int, fill: Fill | None = None) -> float:
+    """``12 DeltaLengthFood + 1 Control + 10 HungerMalus + 10 TailReachable``."""
+    terms = multi_terms(board, me, fill)
+    return sum(MULTI_WEIGHTS[k] * v for k, v in terms.items())
+
+
+class SnakeHeuristicEvaluator:
+    """The paper's heuristics as goal values 0..100 per role (module docstring)."""
+
+    def evaluate(
+        self, game: Game, states: Sequence[State], deadline: float | None = None
+    ) -> LeafEstimate:
+        roles = game.roles
+        snakes = [i for i, r in enumerate(roles) if r != game.random_role]
+        values = np.zeros((len(states), len(roles)), dtype=np.float64)
+        for b, state in enumerate(states):
+            if deadline is not None and time.monotonic() > deadline:
+                break  # the caller sees its clock ran out and drops these values
+            goals = game.goals(state)
+            board = read_board(game, state)
+            values[b] = goals
+            live = [i for i, s in enumerate(board.snakes) if s is not None]
+            if len(live) < 2:
+                continue
+            if len(live) == 2:
+                scale = sum(DUEL_WEIGHTS.values())
+                h = duel_heuristic(board, live[0], live[1])
+                first, second = 50.0 + 50.0 * h / scale, 50.0 - 50.0 * h / scale
+                values[b, snakes[live[0]]], values[b, snakes[live[1]]] = first, second
+                if len(board.snakes) > 2:
+                    # the two contenders share what the eliminated snakes left them
+                    out = [i for i in range(len(board.snakes)) if i not in live]
+                    low = max(goals[snakes[i]] for i in out)
+                    for i in live:
+                        values[b, snakes[i]] = low + (100 - low) * values[b, snakes[i]] / 100
+                continue
+            fill = adversarial_fill(board)
+            scale = sum(MULTI_WEIGHTS.values())
+            phi = {i: multi_heuristic(board, i, fill) for i in live}
+            mean = sum(phi.values()) / len(board.snakes)
+            for i in live:
+                values[b, snakes[i]] = min(100.0, max(0.0, 50.0 + 50.0 * (phi[i] - mean) / scale))
+        return LeafEstimate(values)
+
+    def __repr__(self) -> str:
+        return "SnakeHeuristicEvaluator()"

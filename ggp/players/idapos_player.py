@@ -1,0 +1,207 @@
+"""IDAPOS, the Battlesnake search of Schier & Wuestenbecker (2019): spec ``idapos``.
+
+Iterative deepening with adaptive play-out selection (../shared/REFERENCE-SEARCH.md
+sections 2.3-2.5), over the classic searches of :mod:`ggp.search.classic` on a GDL search
+model of the board (:func:`~ggp.battlesnake.generate.search_variant`: no food spawns
+inside the tree, and the fact ``(frozen S)``):
+
+- each depth ``d`` (one round: every simulated snake moves once) first selects the snakes
+  that can meet ours within ``d`` rounds (:func:`played_out`: a head within ``2d`` of our
+  head, or any body cell within ``d``; ours always);
+- the others are masked: frozen (``mask=freeze``, the default: they stay put as obstacles,
+  the paper's safest) or removed (``mask=remove``: they leave the board, the paper's worst);
+- the masked board is searched to depth ``d`` with alpha-beta when two snakes are simulated
+  and max^n otherwise, leaves valued by the paper's heuristics
+  (:class:`~ggp.battlesnake.heuristics.SnakeHeuristicEvaluator`);
+- the move of the last finished depth is played; the search stops at the deadline less the
+  margin. With no depth finished, the reflex policy's move.
+
+Not (yet) as in the paper: masking by a reflex policy (the paper's choice; it needs moves
+fixed per node inside the search), and its extra penalty for our own death in max^n.
+
+Options (``idapos:KEY=VALUE,...``): ``mask=freeze|remove``, ``depth=N`` (deepest round),
+``margin=S`` (seconds kept before the deadline, default 0.1).
+
+Example:
+    >>> parse_idapos_options("mask=remove,depth=3")
+    IdaposSettings(mask='remove', max_depth=3, margin_s=0.1)
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import time
+from dataclasses import dataclass, replace
+from typing import Literal
+
+import numpy as np
+
+from ggp.battlesnake.board import Board, board_size, board_state, read_board, search_game
+from ggp.battlesnake.heuristics import SnakeHeuristicEvaluator
+from ggp.battlesnake.reflex import reflex_move
+from ggp.errors import GameError
+from ggp.gdl.terms import Term
+from ggp.players.base import MatchInfo, Observation
+from ggp.players.collector import collect_frozen, collector_paused
+from ggp.players.state_tracker import StateTracker
+from ggp.reasoning.state_machine import State
+from ggp.search.classic.alphabeta import AlphaBeta
+from ggp.search.classic.engine import SearchTimeout, TreeSearch
+from ggp.search.classic.maxn import MaxN
+
+__all__ = ["IdaposSettings", "IdaposPlayer", "parse_idapos_options", "played_out"]
+
+Mask = Literal["freeze", "remove"]
+
+
+@dataclass(frozen=True)
+class IdaposSettings:
+    """How :class:`IdaposPlayer` searches (module docstring)."""
+
+    mask: Mask = "freeze"
+    max_depth: int = 64
+    margin_s: float = 0.1
+
+
+def parse_idapos_options(argument: str | None) -> IdaposSettings:
+    """The settings of spec ``idapos[:argument]``.
+
+    Raises:
+        GameError: An unknown option or a bad value.
+    """
+    settings = IdaposSettings()
+    for item in filter(None, (argument or "").split(",")):
+        key, _, value = item.partition("=")
+        try:
+            if key == "mask" and value in ("freeze", "remove"):
+                settings = replace(settings, mask=value)  # type: ignore[arg-type]
+            elif key == "depth" and int(value) >= 1:
+                settings = replace(settings, max_depth=int(value))
+            elif key == "margin" and float(value) >= 0:
+                settings = replace(settings, margin_s=float(value))
+            else:
+                raise ValueError(item)
+        except ValueError:
+            raise GameError(
+                f"idapos option {item!r}: expected mask=freeze|remove, depth=N or margin=S"
+            ) from None
+    return settings
+
+
+def played_out(board: Board, me: int, depth: int) -> frozenset[int]:
+    """The snakes simulated at ``depth`` (the paper's Algorithm 2): ours, and every live
+    snake whose head is within ``2 * depth`` of our head (head-to-head possible) or with a
+    body cell within ``depth`` of it (head-to-body possible), by L1 distance."""
+    ours = board.snakes[me]
+    assert ours is not None
+    hx, hy = ours.head
+    chosen = {me}
+    for i, snake in enumerate(board.snakes):
+        if snake is None or i == me:
+            continue
+        x, y = snake.head
+        if abs(x - hx) + abs(y - hy) <= 2 * depth or any(
+            abs(x - hx) + abs(y - hy) <= depth for x, y in snake.body
+        ):
+            chosen.add(i)
+    return frozenset(chosen)
+
+
+class IdaposPlayer:
+    """IDAPOS as a :class:`~ggp.players.base.Player` (module docstring)."""
+
+    def __init__(self, settings: IdaposSettings, rng: np.random.Generator | None = None) -> None:
+        self.settings = settings
+        self.name = "idapos"
+        self.rng = rng if rng is not None else np.random.default_rng()
+        self.evaluator = SnakeHeuristicEvaluator()
+        self._match: MatchInfo | None = None
+        self._tracker: StateTracker | None = None
+        self._index = -1
+        #: ``[depths]`` the simulated snakes' count per finished depth of the last move.
+        self.last_played_out: list[int] = []
+
+    def start(self, match: MatchInfo) -> None:
+        snakes = [r for r in match.game.roles if r != match.game.random_role]
+        props = match.game.base_propositions or ()
+        if match.role not in snakes or not any(p.name == "head" for p in props):
+            raise GameError(f"idapos plays the snakes of games/battlesnake/, not {match.role}")
+        self._match = match
+        self._index = snakes.index(match.role)
+        self._tracker = StateTracker(match, self.rng)
+        search_game(board_size(match.game), len(snakes))  # ground it on the start clock
+
+    def play(self, observation: Observation, deadline: float) -> Term:
+        if self._tracker is None:
+            raise GameError("play() before start()")
+        move = self.choose_move(self._tracker.observe(observation, deadline), deadline)
+        self._tracker.replied(move)
+        return move
+
+    def choose_move(self, state: State, deadline: float = math.inf) -> Term:
+        """IDAPOS's move in ``state`` (the role's only move outside the move phase)."""
+        match = self._match
+        if match is None:
+            raise GameError("choose_move() before start()")
+        game = match.game
+        legal = game.legal_moves(state, match.role)
+        if len(legal) == 1:
+            return legal[0]
+        board = read_board(game, state)
+        with collector_paused():  # as ClassicPlayer: no collection inside the move clock
+            try:
+                move = self.search(board, deadline - self.settings.margin_s)
+            finally:
+                gc.freeze()
+        term = game.term(move)
+        return term if term in legal else legal[0]
+
+    def search(self, board: Board, stop_at: float) -> str:
+        """The move (``up``, ``down``, ``left``, ``right``) of the deepest depth finished
+        by ``stop_at``; the reflex move if none."""
+        me = self._index
+        model = search_game(board.size, len(board.snakes))
+        role = model.roles[me]
+        searches: dict[frozenset[int], TreeSearch] = {}
+        best = reflex_move(board, me)
+        self.last_played_out = []
+        live = frozenset(i for i, s in enumerate(board.snakes) if s is not None)
+        for depth in range(1, self.settings.max_depth + 1):
+            if time.monotonic() >= stop_at:
+                break
+            chosen = played_out(board, me, depth)
+            masked = live - chosen
+            if self.settings.mask == "remove":
+                cut = tuple(None if i in masked else s for i, s in enumerate(board.snakes))
+                state = board_state(model, replace(board, snakes=cut))
+            else:
+                state = board_state(model, board, frozen=masked)
+            search = searches.get(masked)
+            if search is None:
+                kind = AlphaBeta if len(chosen) == 2 else MaxN
+                search = searches[masked] = kind(model, role, self.evaluator)
+                search.new_move()
+            search.deadline = stop_at
+            try:
+                outcome = search.search_depth(state, depth, None)
+            except SearchTimeout:
+                break
+            finally:
+                search.deadline = math.inf
+            best = outcome.move.name
+            self.last_played_out.append(len(chosen))
+            if outcome.solved and chosen == live:
+                break
+        return best
+
+    def stop(self, observation: Observation) -> None:
+        self._tracker = None
+        collect_frozen()
+
+    def abort(self) -> None:
+        self._tracker = None
+        collect_frozen()
+
+    def __repr__(self) -> str:
+        return f"IdaposPlayer({self.settings!r})"

@@ -1,0 +1,99 @@
+"""The IDAPOS leaf heuristics: known values on small boards, and the evaluator's range."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ggp.battlesnake.board import Board, SnakeBody, board_state
+from ggp.battlesnake.heuristics import (
+    SnakeHeuristicEvaluator,
+    adversarial_fill,
+    duel_heuristic,
+    duel_terms,
+    flood_fill,
+    multi_terms,
+    sigma,
+)
+from ggp.game import Game
+from ggp.players.base import MatchInfo
+from ggp.players.registry import make_player
+
+GAMES = Path(__file__).resolve().parents[2] / "games" / "battlesnake"
+
+A = SnakeBody(((1, 1), (1, 0), (0, 0)), 100)
+B = SnakeBody(((5, 5), (5, 6), (6, 6)), 100)  # A turned half-way round the centre
+
+
+def test_sigma() -> None:
+    assert sigma(0) == 0
+    assert sigma(1) == pytest.approx(2 * (1 / (1 + math.exp(-0.2)) - 0.5))
+    assert sigma(-3) == pytest.approx(-sigma(3))
+
+
+def test_flood_fill_counts_every_free_cell_once() -> None:
+    board = Board(7, 0, (A, B), frozenset({(3, 3)}))
+    reach = flood_fill(board, A.head)
+    assert len(reach) == 49 - 6  # every cell but the six body cells
+    assert reach[(3, 3)] == 4 and reach[(2, 1)] == 1
+
+
+def test_adversarial_fill_gives_contested_cells_to_the_longer_snake() -> None:
+    # heads at (0, 3) and (6, 3) on row 3; (3, 3) is 3 steps from both
+    long = SnakeBody(((0, 3), (0, 2), (0, 1), (0, 0)), 100)
+    short = SnakeBody(((6, 3), (6, 2), (6, 1)), 100)
+    fill = adversarial_fill(Board(7, 0, (short, long), frozenset()))
+    assert fill.owner[(3, 3)] == 1 and fill.distance[(3, 3)] == 3
+    assert sum(fill.claimed) == 49
+    assert sum(fill.free) == 49 - 7
+    assert fill.free[1] > fill.free[0]
+
+
+def test_duel_terms_of_a_symmetric_start() -> None:
+    board = Board(7, 0, (A, B), frozenset({(3, 3)}))
+    terms = duel_terms(board, 0, 1)
+    assert terms["total_fill"] == 0
+    assert terms["hunger_pressure"] == 0  # both above 75 health
+    f = math.exp(-0.2 * 4)  # 4 steps to the food
+    assert terms["delta_length_food"] == pytest.approx(f * sigma(1))
+    # the tie-break of equal lengths (snake order) is the only asymmetry
+    assert terms["adversarial_fill"] >= 0
+
+
+def test_hunger_and_length_move_the_duel_heuristic() -> None:
+    food = frozenset({(1, 3)})
+    fed = Board(7, 0, (A, B), food)
+    starving = Board(7, 0, (SnakeBody(A.body, 10), B), food)
+    assert duel_heuristic(starving, 0, 1) < duel_heuristic(fed, 0, 1)
+    longer = SnakeBody(((5, 5), (5, 6), (6, 6), (6, 5), (6, 4)), 100)
+    assert duel_terms(Board(7, 0, (A, longer), food), 0, 1)["delta_length_food"] < 0
+
+
+def test_tail_term_only_for_long_snakes() -> None:
+    short = Board(11, 0, (A, B, SnakeBody(((9, 1), (9, 0)), 100)), frozenset())
+    assert multi_terms(short, 0)["tail_reachable"] == 0
+    body = ((5, 5), (5, 4), (5, 3), (4, 3), (3, 3), (3, 4), (3, 5))
+    long = Board(11, 0, (SnakeBody(body, 100), B, A), frozenset())
+    assert multi_terms(long, 0)["tail_reachable"] == 1
+
+
+def test_evaluator_values_are_goals() -> None:
+    game = Game.from_file(GAMES / "duel_7x7.gdl")
+    board = Board(7, 3, (A, SnakeBody(B.body, 20)), frozenset({(1, 3)}))
+    values = SnakeHeuristicEvaluator().evaluate(game, [board_state(game, board)]).values
+    assert values.shape == (1, 3)
+    assert values[0, 0] + values[0, 1] == pytest.approx(100)
+    assert values[0, 0] > 50  # the enemy is hungry and far from food
+
+
+def test_alphabeta_with_the_snake_heuristic_chooses_a_safe_move() -> None:
+    game = Game.from_file(GAMES / "duel_7x7.gdl")
+    player = make_player("alphabeta:eval=snake,depth=2", np.random.default_rng(0), game)
+    player.start(MatchInfo("m", game, game.roles[0]))
+    me = SnakeBody(((0, 3), (1, 3), (2, 3)), 90)  # at the left edge, heading left
+    board = Board(7, 3, (me, SnakeBody(((5, 5), (5, 6), (6, 6)), 90)), frozenset({(3, 3)}))
+    move = player.choose_move(board_state(game, board))  # type: ignore[attr-defined]
+    assert str(move) in ("up", "down")

@@ -1,0 +1,151 @@
+"""The paper's simple snakes (the reflex policy's scores, the opponents' rules, the
+``snake:POLICY`` players in whole matches) and IDAPOS (which snakes it simulates, the
+frozen snakes of its search model, whole matches in time)."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ggp.battlesnake.board import Board, SnakeBody, board_state, read_board, search_game
+from ggp.battlesnake.reflex import (
+    HUNGRY,
+    POLICIES,
+    aggressive_move,
+    greedy_move,
+    reflex_move,
+    tail_chaser_move,
+)
+from ggp.errors import GameError
+from ggp.game import Game
+from ggp.match import run_match
+from ggp.players.base import MatchInfo
+from ggp.players.idapos_player import played_out
+from ggp.players.registry import make_player
+
+GAMES = Path(__file__).resolve().parents[2] / "games" / "battlesnake"
+
+
+@functools.cache
+def duel() -> Game:
+    return Game.from_file(GAMES / "duel_7x7.gdl")
+
+
+def board(
+    *snakes: SnakeBody | None, food: tuple[tuple[int, int], ...] = (), size: int = 7
+) -> Board:
+    return Board(size, 5, tuple(snakes), frozenset(food))
+
+
+def test_reflex_keeps_its_direction_and_leaves_fatal_moves() -> None:
+    # heading right along the bottom edge: down is off the board, left is its neck
+    me = SnakeBody(((2, 0), (1, 0), (0, 0)), 90)
+    assert reflex_move(board(me, None), 0) == "right"
+    # at the right edge heading right: right is fatal; up is first among the rest
+    me = SnakeBody(((6, 0), (5, 0), (4, 0)), 90)
+    assert reflex_move(board(me, None), 0) == "up"
+
+
+def test_reflex_prefers_food_and_fears_longer_heads() -> None:
+    me = SnakeBody(((3, 3), (3, 2), (3, 1)), 90)  # heading up
+    assert reflex_move(board(me, None, food=((2, 3),)), 0) == "left"  # 3 for food > 1 for hold
+    big = SnakeBody(((3, 5), (4, 5), (5, 5), (6, 5)), 90)  # longer, head next to (3, 4)
+    assert reflex_move(board(me, big), 0) != "up"
+
+
+def test_greedy_takes_a_shortest_path_round_a_body() -> None:
+    me = SnakeBody(((1, 1), (0, 1), (0, 0)), 90)
+    wall = SnakeBody(((3, 0), (3, 1), (3, 2), (3, 3)), 90)
+    assert greedy_move(board(me, wall, food=((1, 4),)), 0) == "up"
+    assert greedy_move(board(me, wall, food=((5, 1),)), 0) == "up"  # round the top of it
+
+
+def test_aggressive_hunts_a_shorter_head_and_otherwise_eats() -> None:
+    me = SnakeBody(((1, 1), (0, 1), (0, 0), (0, 0)), 90)
+    prey = SnakeBody(((4, 1), (5, 1), (6, 1)), 90)
+    assert aggressive_move(board(me, prey, food=((1, 5),)), 0) == "right"
+    big = SnakeBody(((4, 1), (5, 1), (6, 1), (6, 2), (6, 3)), 90)
+    assert aggressive_move(board(me, big, food=((1, 5),)), 0) == "up"
+
+
+def test_tail_chaser_follows_its_tail_until_hungry() -> None:
+    me = SnakeBody(((2, 2), (2, 3), (3, 3), (3, 2)), HUNGRY + 1)  # tail at (3, 2), next to head
+    food = ((0, 2),)
+    assert tail_chaser_move(board(me, None, food=food), 0) == "right"
+    hungry = SnakeBody(me.body, HUNGRY)
+    assert tail_chaser_move(board(hungry, None, food=food), 0) == "left"
+
+
+@pytest.mark.parametrize("policy", sorted(POLICIES))
+def test_snake_players_play_whole_matches(policy: str) -> None:
+    game = duel()
+    rng = np.random.default_rng(0)
+    roles = [r for r in game.roles if r != game.random_role]
+    players = {
+        roles[0]: make_player(f"snake:{policy}", rng, game),
+        roles[1]: make_player("snake:greedy", rng, game),
+    }
+    for seed in range(3):
+        record = run_match(game, players, np.random.default_rng(seed), play_clock_s=5.0)
+        assert record.replacements == ()
+        assert sorted(record.goals[:2]) in ([0, 100], [50, 50])
+
+
+def test_greedy_outlives_random_play() -> None:
+    game = duel()
+    roles = [r for r in game.roles if r != game.random_role]
+    score = 0
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        players = {roles[0]: make_player("snake:greedy", rng), roles[1]: make_player("random", rng)}
+        score += run_match(game, players, rng, play_clock_s=5.0).goals[0]
+    assert score >= 800
+
+
+def test_unknown_policy_and_wrong_game_are_refused() -> None:
+    with pytest.raises(GameError, match="no snake policy 'lazy'"):
+        make_player("snake:lazy", np.random.default_rng(0))
+    tictactoe = Game.from_file(GAMES.parent / "tictactoe.gdl")
+    player = make_player("snake", np.random.default_rng(0))
+    with pytest.raises(GameError, match="games/battlesnake"):
+        player.start(MatchInfo("m", tictactoe, tictactoe.roles[0]))
+
+
+def test_played_out_selects_the_snakes_within_reach() -> None:
+    me = SnakeBody(((1, 1), (1, 0), (0, 0)), 90)
+    near = SnakeBody(((4, 1), (5, 1), (6, 1)), 90)  # head 3 away
+    body_near = SnakeBody(((6, 6), (6, 5), (6, 4), (5, 4), (4, 4), (3, 4), (2, 4), (1, 4)), 90)
+    b = board(me, near, body_near)
+    assert played_out(b, 0, 1) == {0}
+    assert played_out(b, 0, 2) == {0, 1}
+    assert played_out(b, 0, 3) == {0, 1, 2}  # its body cell (1, 4) is 3 away
+
+
+def test_a_frozen_snake_stays_an_obstacle_in_the_search_model() -> None:
+    game = search_game(7, 3)
+    moving = SnakeBody(((2, 3), (1, 3), (0, 3)), 50)
+    frozen = SnakeBody(((3, 4), (3, 3), (3, 2)), 50)
+    other = SnakeBody(((6, 6), (6, 5), (6, 4)), 50)
+    state = board_state(game, board(moving, frozen, other), frozen={1})
+    assert [str(m) for m in game.legal_moves(state, "snake2")] == ["noop"]
+    noop, roll = game.term("noop"), game.legal_moves(state, "random")[0]
+    after = read_board(game, game.next_state(state, [game.term("up"), noop, game.term("up"), roll]))
+    assert after.snakes[1] == frozen  # same body and health
+    into = read_board(
+        game, game.next_state(state, [game.term("right"), noop, game.term("up"), roll])
+    )
+    assert into.snakes[0] is None  # moved into the frozen body
+
+
+@pytest.mark.parametrize("game_name", ["duel_7x7", "standard_11x11"])
+def test_idapos_plays_whole_matches_in_time(game_name: str) -> None:
+    game = duel() if game_name == "duel_7x7" else Game.from_file(GAMES / f"{game_name}.gdl")
+    rng = np.random.default_rng(1)
+    roles = [r for r in game.roles if r != game.random_role]
+    players = {r: make_player("snake:greedy", rng, game) for r in roles}
+    players[roles[0]] = make_player("idapos:margin=0.05", rng, game)
+    record = run_match(game, players, rng, play_clock_s=0.3, start_clock_s=30, max_steps=60)
+    assert record.replacements == ()
