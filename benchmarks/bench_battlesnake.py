@@ -8,7 +8,7 @@ standard rules without food spawning) and, for comparison, in the shipped game w
 spawn roll. Prints one row per game, spec and model: mean / max depth, nodes/s, and the
 slowest move.
 
-    python benchmarks/bench_battlesnake.py [--clock 0.4] [--games 2] [--every 10]
+    python benchmarks/bench_battlesnake.py [--clock 0.4] [--games 4] [--every 5]
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from ggp.game import Game
 from ggp.match import run_match
 from ggp.players.base import MatchInfo
 from ggp.players.classic_player import ClassicPlayer
+from ggp.players.idapos_player import IdaposPlayer
 from ggp.players.registry import make_player
 
 GAMES = Path(__file__).resolve().parents[1] / "games" / "battlesnake"
@@ -55,11 +56,55 @@ def positions(game: Game, games: int, every: int) -> list[Board]:
     return boards
 
 
+def classic_row(
+    name: str, spec: str, label: str, game: Game, boards: list[Board], clock: float
+) -> str:
+    """A classic search's row: the depth it finishes and its nodes/s in ``game``."""
+    player = make_player(spec, np.random.default_rng(0), game)
+    assert isinstance(player, ClassicPlayer)
+    player.start(MatchInfo("bench", game, game.roles[0]))
+    depths, rates, slowest = [], [], 0.0
+    for board in boards:
+        state = board_state(game, board)
+        started = time.monotonic()
+        result = player.choose(state, started + clock)
+        slowest = max(slowest, time.monotonic() - started)
+        depths.append(result.depth)
+        rates.append(result.nodes / max(result.seconds, 1e-9))
+    return (
+        f"| {name} | {spec} | {label} | {len(depths)} "
+        f"| {statistics.mean(depths):.1f} / {max(depths)} "
+        f"| {statistics.mean(rates):,.0f} | {slowest:.3f} |"
+    )
+
+
+def idapos_row(name: str, game: Game, boards: list[Board], clock: float) -> str:
+    """IDAPOS's row: the depth of its last finished round and its nodes/s."""
+    player = make_player("idapos:margin=0", np.random.default_rng(0), game)
+    assert isinstance(player, IdaposPlayer)
+    player.start(MatchInfo("bench", game, game.roles[0]))
+    depths, rates, simulated, slowest = [], [], [], 0.0
+    for board in boards:
+        started = time.monotonic()
+        player.search(board, started + clock)
+        seconds = time.monotonic() - started
+        slowest = max(slowest, seconds)
+        depths.append(len(player.last_played_out))
+        simulated.append(player.last_played_out[-1] if player.last_played_out else 1)
+        rates.append(player.last_nodes / seconds)
+    return (
+        f"| {name} | idapos (simulated snakes at the last depth: mean "
+        f"{statistics.mean(simulated):.1f}) | no spawns, rest frozen | {len(depths)} "
+        f"| {statistics.mean(depths):.1f} / {max(depths)} "
+        f"| {statistics.mean(rates):,.0f} | {slowest:.3f} |"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clock", type=float, default=0.4)
-    parser.add_argument("--games", type=int, default=2)
-    parser.add_argument("--every", type=int, default=10)
+    parser.add_argument("--games", type=int, default=4)
+    parser.add_argument("--every", type=int, default=5)
     args = parser.parse_args()
     print("| game | spec | model | moves | depth mean / max | nodes/s | slowest move s |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
@@ -74,25 +119,8 @@ def main() -> None:
         }
         for spec in SPECS[variant.snakes]:
             for label, game in models.items():
-                player = make_player(spec, np.random.default_rng(0), game)
-                assert isinstance(player, ClassicPlayer)
-                player.start(MatchInfo("bench", game, game.roles[0]))
-                depths, rates, slowest = [], [], 0.0
-                for board in boards:
-                    state = board_state(game, board)
-                    if len(game.legal_moves(state, game.roles[0])) < 2:
-                        continue
-                    started = time.monotonic()
-                    result = player.choose(state, started + args.clock)
-                    slowest = max(slowest, time.monotonic() - started)
-                    depths.append(result.depth)
-                    rates.append(result.nodes / max(result.seconds, 1e-9))
-                print(
-                    f"| {variant.name} | {spec} | {label} | {len(depths)} "
-                    f"| {statistics.mean(depths):.1f} / {max(depths)} "
-                    f"| {statistics.mean(rates):,.0f} | {slowest:.3f} |",
-                    flush=True,
-                )
+                print(classic_row(variant.name, spec, label, game, boards, args.clock), flush=True)
+        print(idapos_row(variant.name, shipped, boards, args.clock), flush=True)
 
 
 if __name__ == "__main__":

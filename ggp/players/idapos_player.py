@@ -121,6 +121,8 @@ class IdaposPlayer:
         self._index = -1
         #: ``[depths]`` the simulated snakes' count per finished depth of the last move.
         self.last_played_out: list[int] = []
+        #: Nodes the last move's searches visited.
+        self.last_nodes = 0
 
     def start(self, match: MatchInfo) -> None:
         snakes = [r for r in match.game.roles if r != match.game.random_role]
@@ -166,6 +168,7 @@ class IdaposPlayer:
         searches: dict[frozenset[int], TreeSearch] = {}
         best = reflex_move(board, me)
         self.last_played_out = []
+        self.last_nodes = 0
         live = frozenset(i for i, s in enumerate(board.snakes) if s is not None)
         for depth in range(1, self.settings.max_depth + 1):
             if time.monotonic() >= stop_at:
@@ -183,12 +186,14 @@ class IdaposPlayer:
                 search = searches[masked] = kind(model, role, self.evaluator)
                 search.new_move()
             search.deadline = stop_at
+            nodes = search.nodes
             try:
                 outcome = search.search_depth(state, depth, None)
             except SearchTimeout:
                 break
             finally:
                 search.deadline = math.inf
+                self.last_nodes += search.nodes - nodes
             best = outcome.move.name
             self.last_played_out.append(len(chosen))
             if outcome.solved and chosen == live:
