@@ -37,15 +37,13 @@ from typing import Literal
 
 import numpy as np
 
-from ggp.battlesnake.board import Board, board_size, board_state, read_board, search_game
+from ggp.battlesnake.board import Board, board_size, board_state, search_game
 from ggp.battlesnake.heuristics import SnakeHeuristicEvaluator
 from ggp.battlesnake.reflex import reflex_move
 from ggp.errors import GameError
-from ggp.gdl.terms import Term
 from ggp.players.base import MatchInfo, Observation
+from ggp.players.board_player import BoardPlayer
 from ggp.players.collector import collect_frozen, collector_paused
-from ggp.players.state_tracker import StateTracker
-from ggp.reasoning.state_machine import State
 from ggp.search.classic.alphabeta import AlphaBeta
 from ggp.search.classic.engine import SearchTimeout, TreeSearch
 from ggp.search.classic.maxn import MaxN
@@ -108,61 +106,36 @@ def played_out(board: Board, me: int, depth: int) -> frozenset[int]:
     return frozenset(chosen)
 
 
-class IdaposPlayer:
+class IdaposPlayer(BoardPlayer):
     """IDAPOS as a :class:`~ggp.players.base.Player` (module docstring)."""
 
+    name = "idapos"
+
     def __init__(self, settings: IdaposSettings, rng: np.random.Generator | None = None) -> None:
+        super().__init__(rng)
         self.settings = settings
-        self.name = "idapos"
-        self.rng = rng if rng is not None else np.random.default_rng()
         self.evaluator = SnakeHeuristicEvaluator()
-        self._match: MatchInfo | None = None
-        self._tracker: StateTracker | None = None
-        self._index = -1
         #: ``[depths]`` the simulated snakes' count per finished depth of the last move.
         self.last_played_out: list[int] = []
         #: Nodes the last move's searches visited.
         self.last_nodes = 0
 
     def start(self, match: MatchInfo) -> None:
+        super().start(match)
         snakes = [r for r in match.game.roles if r != match.game.random_role]
-        props = match.game.base_propositions or ()
-        if match.role not in snakes or not any(p.name == "head" for p in props):
-            raise GameError(f"idapos plays the snakes of games/battlesnake/, not {match.role}")
-        self._match = match
-        self._index = snakes.index(match.role)
-        self._tracker = StateTracker(match, self.rng)
         search_game(board_size(match.game), len(snakes))  # ground it on the start clock
 
-    def play(self, observation: Observation, deadline: float) -> Term:
-        if self._tracker is None:
-            raise GameError("play() before start()")
-        move = self.choose_move(self._tracker.observe(observation, deadline), deadline)
-        self._tracker.replied(move)
-        return move
-
-    def choose_move(self, state: State, deadline: float = math.inf) -> Term:
-        """IDAPOS's move in ``state`` (the role's only move outside the move phase)."""
-        match = self._match
-        if match is None:
-            raise GameError("choose_move() before start()")
-        game = match.game
-        legal = game.legal_moves(state, match.role)
-        if len(legal) == 1:
-            return legal[0]
-        board = read_board(game, state)
+    def board_move(self, board: Board, deadline: float) -> str:
         with collector_paused():  # as ClassicPlayer: no collection inside the move clock
             try:
-                move = self.search(board, deadline - self.settings.margin_s)
+                return self.search(board, deadline - self.settings.margin_s)
             finally:
                 gc.freeze()
-        term = game.term(move)
-        return term if term in legal else legal[0]
 
     def search(self, board: Board, stop_at: float) -> str:
         """The move (``up``, ``down``, ``left``, ``right``) of the deepest depth finished
         by ``stop_at``; the reflex move if none."""
-        me = self._index
+        me = self.index
         model = search_game(board.size, len(board.snakes))
         role = model.roles[me]
         searches: dict[frozenset[int], TreeSearch] = {}
@@ -201,11 +174,11 @@ class IdaposPlayer:
         return best
 
     def stop(self, observation: Observation) -> None:
-        self._tracker = None
+        super().stop(observation)
         collect_frozen()
 
     def abort(self) -> None:
-        self._tracker = None
+        super().abort()
         collect_frozen()
 
     def __repr__(self) -> str:
