@@ -25,8 +25,16 @@ from ggp.match import run_match
 from ggp.players.base import MatchInfo
 from ggp.players.idapos_player import played_out
 from ggp.players.registry import make_player
+from ggp.search.classic.sequential import SequentialGame
 
 GAMES = Path(__file__).resolve().parents[2] / "games" / "battlesnake"
+
+
+START3 = (
+    SnakeBody(((2, 3), (1, 3), (0, 3)), 50),
+    SnakeBody(((3, 5), (3, 6), (4, 6)), 50),
+    SnakeBody(((6, 0), (6, 1), (6, 2)), 50),
+)
 
 
 @functools.cache
@@ -148,4 +156,29 @@ def test_idapos_plays_whole_matches_in_time(game_name: str) -> None:
     players = {r: make_player("snake:greedy", rng, game) for r in roles}
     players[roles[0]] = make_player("idapos:margin=0.05", rng, game)
     record = run_match(game, players, rng, play_clock_s=0.3, start_clock_s=30, max_steps=60)
+    assert record.replacements == ()
+
+
+def test_a_fixed_policy_holds_a_role_to_one_move_in_the_search() -> None:
+    game = search_game(7, 3)
+    view = SequentialGame(game, "snake1")
+    state = board_state(game, board(*START3))
+    view.policy = lambda state, legal: {1: [m.name for m in legal[1]].index("down")}
+    info = view.info(state)
+    expansion = view.expand(info)
+    assert [m.name for m in expansion.legal[1]] == ["down"]
+    assert len(expansion.joints) == 4 * 1 * 4  # snake2 adds no choice
+    assert all(joint[1].name == "down" for joint in expansion.joints)
+    full = game.expand(state)
+    for joint, child in zip(expansion.joints, expansion.states, strict=True):
+        assert child == full.states[full.joints.index(joint)]
+
+
+def test_idapos_with_reflex_masking_plays_a_four_snake_match() -> None:
+    game = Game.from_file(GAMES / "standard_11x11.gdl")
+    rng = np.random.default_rng(2)
+    roles = [r for r in game.roles if r != game.random_role]
+    players = {r: make_player("snake:greedy", rng, game) for r in roles}
+    players[roles[0]] = make_player("idapos:mask=reflex,margin=0.05", rng, game)
+    record = run_match(game, players, rng, play_clock_s=0.3, start_clock_s=30, max_steps=40)
     assert record.replacements == ()

@@ -30,19 +30,30 @@ every role moves once, as in IDAPOS.
 A node is a pair ``(StepInfo, picks)``: the state's cached information and the move
 indices picked so far in this step (``picks[k]`` indexes the legal moves of
 ``info.order[k]``).
+
+Roles may be given fixed policies (:attr:`SequentialGame.policy`: a state and its legal
+moves to the move index each such role plays there): they then have one move per state
+and add no sub-ply, an opponent model the search does not question (IDAPOS masks the
+snakes out of reach this way, by a reflex policy).
 """
 
 from __future__ import annotations
 
 import enum
+import itertools
 import logging
+from collections.abc import Callable, Mapping, Sequence
 
 from ggp.errors import GameError
 from ggp.game import Expansion, Game
 from ggp.gdl.terms import Const, Term
 from ggp.reasoning.state_machine import State
 
-__all__ = ["NodeKind", "StepInfo", "Node", "SequentialGame"]
+__all__ = ["NodeKind", "StepInfo", "Node", "SequentialGame", "FixedPolicy"]
+
+#: A state and every role's legal moves to ``{role index: move index}`` for the roles
+#: whose move is fixed there.
+FixedPolicy = Callable[[State, Sequence[Sequence[Term]]], Mapping[int, int]]
 
 logger = logging.getLogger(__name__)
 
@@ -128,6 +139,8 @@ class SequentialGame:
         self._infos: dict[State, StepInfo] = {}
         # Players in sub-ply order: the root role first, then the others in role order.
         self._pick_order = (self.me, *(i for i in self.player_indices if i != self.me))
+        #: Roles whose move a policy fixes in each state (module docstring); None: none.
+        self.policy: FixedPolicy | None = None
 
     # ----------------------------------------------------------------- states
 
@@ -152,6 +165,8 @@ class SequentialGame:
         expansion = info.expansion
         if expansion is None:
             expansion = self.game.expand(info.state)
+            if self.policy is not None and expansion.joints:
+                expansion = _restricted(expansion, self.policy(info.state, expansion.legal))
             if not expansion.joints:
                 raise GameError(
                     f"a role has no legal move in a non-terminal state of "
@@ -255,3 +270,27 @@ class SequentialGame:
         expansion = self.expand(info)
         legal = expansion.legal[self.me]
         return legal[0] if len(legal) == 1 else None
+
+
+def _restricted(expansion: Expansion, fixed: Mapping[int, int]) -> Expansion:
+    """``expansion`` with role ``r`` held to its ``fixed[r]``-th legal move (the product
+    order, and so :attr:`Expansion.strides`, kept)."""
+    if not fixed:
+        return expansion
+    strides = expansion.strides
+    ranges = [
+        (fixed[r],) if r in fixed else range(len(moves)) for r, moves in enumerate(expansion.legal)
+    ]
+    indices = [
+        sum(i * s for i, s in zip(pick, strides, strict=True))
+        for pick in itertools.product(*ranges)
+    ]
+    legal = tuple(
+        (moves[fixed[r]],) if r in fixed else moves for r, moves in enumerate(expansion.legal)
+    )
+    return Expansion(
+        expansion.state,
+        legal,
+        tuple(expansion.joints[i] for i in indices),
+        tuple(expansion.states[i] for i in indices),
+    )
