@@ -155,7 +155,9 @@ def test_idapos_plays_whole_matches_in_time(game_name: str) -> None:
     roles = [r for r in game.roles if r != game.random_role]
     players = {r: make_player("snake:greedy", rng, game) for r in roles}
     players[roles[0]] = make_player("idapos:margin=0.05", rng, game)
-    record = run_match(game, players, rng, play_clock_s=0.3, start_clock_s=30, max_steps=60)
+    record = run_match(
+        game, players, rng, play_clock_s=0.3, start_clock_s=30, max_steps=60, grace_s=0.5
+    )
     assert record.replacements == ()
 
 
@@ -180,5 +182,7 @@ def test_idapos_with_reflex_masking_plays_a_four_snake_match() -> None:
     roles = [r for r in game.roles if r != game.random_role]
     players = {r: make_player("snake:greedy", rng, game) for r in roles}
     players[roles[0]] = make_player("idapos:mask=reflex,margin=0.05", rng, game)
-    record = run_match(game, players, rng, play_clock_s=0.3, start_clock_s=30, max_steps=40)
+    record = run_match(
+        game, players, rng, play_clock_s=0.3, start_clock_s=30, max_steps=40, grace_s=0.5
+    )
     assert record.replacements == ()
