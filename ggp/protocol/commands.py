@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ggp.options import add_reasoner_option
 
@@ -50,12 +52,29 @@ def cmd_serve(args: argparse.Namespace) -> int:
         seed=args.seed,
         reasoner=args.reasoner,
     )
+    return _serve_until_interrupted(
+        args,
+        lambda: make_server(settings, args.host, args.port),
+        lambda url: f"ggp serve: {args.player} as {args.name!r} on {url}",
+    )
+
+
+def _serve_until_interrupted(
+    args: argparse.Namespace,
+    make: Callable[[], Any],
+    banner: Callable[[str], str],
+    ready: Callable[[Any], None] | None = None,
+) -> int:
+    """Listen (``make()``: a server with ``url``, ``serve_forever``, ``server_close``),
+    print ``banner(url)``, call ``ready(server)``, and serve until interrupted."""
     try:
-        server = make_server(settings, args.host, args.port)
+        server = make()
     except OSError as e:
         print(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}", file=sys.stderr)
         return EXIT_ERROR
-    print(f"ggp serve: {args.player} as {args.name!r} on {server.url}", flush=True)
+    print(banner(server.url), flush=True)
+    if ready is not None:
+        ready(server)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -77,21 +96,17 @@ def cmd_battlesnake_serve(args: argparse.Namespace) -> int:
         margin_ms=args.margin_ms,
         seed=args.seed,
     )
-    try:
-        server = make_snake_server(settings, args.host, args.port)
-    except OSError as e:
-        print(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}", file=sys.stderr)
-        return EXIT_ERROR
-    print(f"ggp battlesnake serve: {args.player} on {server.url}", flush=True)
-    if settings.game is None:  # the standard boards' games, grounded while we wait
-        threading.Thread(target=server.service.preload, daemon=True).start()
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-    return EXIT_OK
+
+    def preload(server: Any) -> None:  # the standard boards' games, grounded while we wait
+        if settings.game is None:
+            threading.Thread(target=server.service.preload, daemon=True).start()
+
+    return _serve_until_interrupted(
+        args,
+        lambda: make_snake_server(settings, args.host, args.port),
+        lambda url: f"ggp battlesnake serve: {args.player} on {url}",
+        preload,
+    )
 
 
 def cmd_match(args: argparse.Namespace) -> int:
