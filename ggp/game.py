@@ -33,7 +33,7 @@ import itertools
 import logging
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -535,6 +535,44 @@ class Game:
             key: int = method(state)
             return key
         return zobrist_of_facts(self.machine.state_facts(state))
+
+    def counter(self, name: str) -> Callable[[State], int | None]:
+        """A fast reader of a game's numeric counter: the ``N`` of the state fact
+        ``(NAME N)`` (a step or time counter, say), or None when no such fact holds.
+
+        With a propositional network it reads the state's bits directly (no fact set is
+        built); with the prover it scans the state's facts.
+
+        Example:
+            >>> game = Game.from_text("(role r) (init (step 0)) (<= (legal r go) (true (step ?n)))"
+            ...     " (<= (next (step 1)) (true (step 0))) (<= terminal (true (step 1)))"
+            ...     " (goal r 100)")
+            >>> clock = game.counter("step")
+            >>> clock(game.initial_state()), clock(game.next_state(game.initial_state(), ["go"]))
+            (0, 1)
+        """
+        net = self._propnet()
+        if net is None:
+
+            def from_facts(state: State) -> int | None:
+                for fact in self.machine.state_facts(state):
+                    if fact.name == name and len(fact.args) == 1 and fact.args[0].name.isdigit():
+                        return int(fact.args[0].name)
+                return None
+
+            return from_facts
+        values: dict[int, int] = {}
+        mask = 0
+        for k, fact in enumerate(net.propnet.base):
+            if fact.name == name and len(fact.args) == 1 and fact.args[0].name.isdigit():
+                values[k] = int(fact.args[0].name)
+                mask |= 1 << k
+
+        def from_bits(state: State) -> int | None:
+            bits = cast(int, state.key) & mask
+            return values[bits.bit_length() - 1] if bits else None
+
+        return from_bits
 
     def state_from_facts(self, facts: Iterable[Term | str]) -> State:
         """The state whose true base propositions are ``facts`` (terms or KIF text)."""

@@ -17,7 +17,7 @@ LAYERS = (
     ("reasoning",),
     ("game",),
     ("info", "bench", "options"),
-    ("search", "battlesnake"),
+    ("search", "battlesnake", "rts"),
     ("nn",),
     ("players",),
     ("match",),

@@ -10,14 +10,14 @@ import numpy as np
 from ggp.battlesnake.board import Board, read_board
 from ggp.errors import GameError
 from ggp.gdl.terms import Term
-from ggp.players.base import MatchInfo, Observation
-from ggp.players.state_tracker import StateTracker
+from ggp.players.base import MatchInfo
+from ggp.players.state_tracker import TrackedPlayer
 from ggp.reasoning.state_machine import State
 
 __all__ = ["BoardPlayer"]
 
 
-class BoardPlayer:
+class BoardPlayer(TrackedPlayer):
     """A player of the games of ``games/battlesnake/`` that chooses from the board: a
     subclass says which move in :meth:`board_move`. Outside the move phase (setup, food
     placement) it plays its only legal move, ``noop``."""
@@ -25,9 +25,7 @@ class BoardPlayer:
     name = "board"
 
     def __init__(self, rng: np.random.Generator | None = None) -> None:
-        self.rng = rng if rng is not None else np.random.default_rng()
-        self._match: MatchInfo | None = None
-        self._tracker: StateTracker | None = None
+        super().__init__(rng)
         #: The player's snake among the snake roles (``random`` left out).
         self.index = -1
 
@@ -36,16 +34,8 @@ class BoardPlayer:
         props = match.game.base_propositions or ()
         if match.role not in snakes or not any(p.name == "head" for p in props):
             raise GameError(f"{self.name} plays the snakes of games/battlesnake/, not {match.role}")
-        self._match = match
         self.index = snakes.index(match.role)
-        self._tracker = StateTracker(match, self.rng)
-
-    def play(self, observation: Observation, deadline: float) -> Term:
-        if self._tracker is None:
-            raise GameError("play() before start()")
-        move = self.choose_move(self._tracker.observe(observation, deadline), deadline)
-        self._tracker.replied(move)
-        return move
+        super().start(match)
 
     def choose_move(self, state: State, deadline: float = math.inf) -> Term:
         """The move in ``state``: :meth:`board_move`'s (the only one outside the move phase)."""
@@ -62,9 +52,3 @@ class BoardPlayer:
     def board_move(self, board: Board, deadline: float) -> str:
         """``up``, ``down``, ``left`` or ``right`` for snake :attr:`index` of ``board``."""
         raise NotImplementedError
-
-    def stop(self, observation: Observation) -> None:
-        self._tracker = None
-
-    def abort(self) -> None:
-        self._tracker = None

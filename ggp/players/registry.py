@@ -44,6 +44,7 @@ from ggp.players.classic_player import parse_options as parse_classic_options
 from ggp.players.handcrafted import HandcraftedPlayer, handcrafted_kind, handcrafted_player
 from ggp.players.idapos_player import IdaposPlayer, parse_idapos_options
 from ggp.players.random_player import RandomPlayer
+from ggp.players.rts_players import RtmmPlayer, parse_rtmm_options, rts_bot_player
 from ggp.players.snake_player import snake_player
 
 __all__ = [
@@ -219,6 +220,26 @@ PLAYER_SPECS: tuple[PlayerSpec, ...] = (
         "the rest frozen (options mask=freeze|reflex|remove, depth=N, margin=S; "
         "games/battlesnake/ only)",
         lambda r: IdaposPlayer(parse_idapos_options(r.argument), r.rng),
+        takes_argument=True,
+    ),
+    PlayerSpec(
+        "rtmm",
+        "RTMM, real-time minimax with a time cutoff, iterative deepening in time (options "
+        "eval=battlecity|rts|rts-cost|heuristic, step=N, time=S, margin=S, lookahead=N)",
+        lambda r: RtmmPlayer(parse_rtmm_options("rtmm", r.argument), r.rng),
+        takes_argument=True,
+    ),
+    PlayerSpec(
+        "rrtmm",
+        "RRTMM: RTMM with a coin deciding who picks first at simultaneous nodes (options as rtmm)",
+        lambda r: RtmmPlayer(parse_rtmm_options("rrtmm", r.argument), r.rng),
+        takes_argument=True,
+    ),
+    PlayerSpec(
+        "rtsbot",
+        "a scripted bot of the RTMM paper (rtsbot:random, :follower for BattleCity; "
+        ":stochastic, :rush for the 8x8 RTS; games/rts/ only)",
+        lambda r: rts_bot_player(r.argument, r.rng),
         takes_argument=True,
     ),
     # Classic game-tree search (ggp.search.classic), perfect-information games.

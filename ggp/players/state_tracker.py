@@ -14,6 +14,7 @@ which plays a legal move for the player.
 from __future__ import annotations
 
 import logging
+import math
 
 import numpy as np
 
@@ -23,7 +24,7 @@ from ggp.players.base import MatchInfo, Observation
 from ggp.players.history_tracker import REDRAWS, HistoryTracker
 from ggp.reasoning.state_machine import State
 
-__all__ = ["StateTracker", "public_joint_move"]
+__all__ = ["StateTracker", "TrackedPlayer", "public_joint_move"]
 
 logger = logging.getLogger(__name__)
 
@@ -108,3 +109,40 @@ def public_joint_move(
     if len(by_role) != len(roles) or any(r not in by_role for r in roles):
         return None
     return tuple(by_role[r] for r in roles)
+
+
+class TrackedPlayer:
+    """A player that follows the match's state with a :class:`StateTracker` and picks its
+    move from the state: a subclass says which in :meth:`choose_move`, asked only when the
+    role has a choice (a single legal move is played as it is)."""
+
+    name = "tracked"
+
+    def __init__(self, rng: np.random.Generator | None = None) -> None:
+        self.rng = rng if rng is not None else np.random.default_rng()
+        self._match: MatchInfo | None = None
+        self._tracker: StateTracker | None = None
+
+    def start(self, match: MatchInfo) -> None:
+        self._match = match
+        self._tracker = StateTracker(match, self.rng)
+
+    def play(self, observation: Observation, deadline: float) -> Term:
+        match, tracker = self._match, self._tracker
+        if match is None or tracker is None:
+            raise GameError("play() before start()")
+        state = tracker.observe(observation, deadline)
+        legal = match.game.legal_moves(state, match.role)
+        move = legal[0] if len(legal) == 1 else self.choose_move(state, deadline)
+        tracker.replied(move)
+        return move
+
+    def choose_move(self, state: State, deadline: float = math.inf) -> Term:
+        """The move in ``state``, where the role has more than one legal move."""
+        raise NotImplementedError
+
+    def stop(self, observation: Observation) -> None:
+        self._tracker = None
+
+    def abort(self) -> None:
+        self._tracker = None

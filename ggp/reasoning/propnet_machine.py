@@ -398,7 +398,12 @@ class PropnetStateMachine:
         """The true base propositions of ``state``."""
         key = self._key(state)
         base = self._net.base
-        return frozenset(base[k] for k in range(key.bit_length()) if key >> k & 1)
+        facts = []
+        while key:  # one pass per true fact, not per base proposition
+            low = key & -key
+            facts.append(base[low.bit_length() - 1])
+            key ^= low
+        return frozenset(facts)
 
     def zobrist(self, state: State) -> int:
         """The state's 64-bit Zobrist key: the XOR of

@@ -235,8 +235,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
             play_clock_s=args.play_clock,
             on_match=lambda: bar.update(1),
         )
-    print("score out of 100 (win 1, draw 0.5) [95% interval]")
-    print(format_table(table))
+    if args.wdl:
+        print("wins-draws-losses: score out of 100 (win 1, draw 0.5) [95% interval]")
+    else:
+        print("score out of 100 (win 1, draw 0.5) [95% interval]")
+    print(format_table(table, wdl=args.wdl))
     replaced = sum(c.replaced for c in table.cells)
     slowest = max(c.max_move_s for c in table.cells)
     print(
@@ -416,6 +419,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="seconds per move; later moves are replaced by random ones (default 1)",
     )
     ev.add_argument("--seed", type=int, default=0, help="seed of the matches (default 0)")
+    ev.add_argument(
+        "--wdl", action="store_true", help="print each cell's wins-draws-losses as well"
+    )
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
     ev.set_defaults(handler=cmd_eval)
 

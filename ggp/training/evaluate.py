@@ -49,6 +49,9 @@ class Cell:
         mean_goal: The player's mean goal.
         replaced: The player's moves the referee replaced (late or illegal).
         max_move_s: The player's longest time for one move.
+        wins: Matches scored 1 (won).
+        draws: Matches scored strictly between 0 and 1.
+        losses: Matches scored 0.
     """
 
     role: str
@@ -60,6 +63,9 @@ class Cell:
     mean_goal: float
     replaced: int
     max_move_s: float
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
 
 
 @dataclass(frozen=True)
@@ -156,6 +162,9 @@ def evaluate(
                     mean_goal=sum(o.goal for o in outs) / len(outs),
                     replaced=sum(o.replaced for o in outs),
                     max_move_s=max(o.max_move_s for o in outs),
+                    wins=sum(o.score == 1 for o in outs),
+                    draws=sum(0 < o.score < 1 for o in outs),
+                    losses=sum(o.score == 0 for o in outs),
                 )
             )
     return EvalTable(
@@ -168,9 +177,10 @@ def evaluate(
     )
 
 
-def format_table(table: EvalTable) -> str:
+def format_table(table: EvalTable, wdl: bool = False) -> str:
     """The table in Markdown, as the published paper's: score out of 100 with the 95%
-    interval, one row per role, one column per opponent."""
+    interval, one row per role, one column per opponent; with ``wdl``, each cell's
+    wins-draws-losses as well (the RTMM paper's W-T-L)."""
     name = Path(table.game).stem
     lines = [
         "| game, agent | " + " | ".join(f"vs {o}" for o in table.opponents) + " |",
@@ -180,7 +190,8 @@ def format_table(table: EvalTable) -> str:
         row = [f"{name}, {table.player} as {role}"]
         for opponent in table.opponents:
             c = table.cell(role, opponent)
-            row.append(f"{c.score:.1f} [{c.low:.1f}, {c.high:.1f}]")
+            text = f"{c.score:.1f} [{c.low:.1f}, {c.high:.1f}]"
+            row.append(f"{c.wins}-{c.draws}-{c.losses}: {text}" if wdl else text)
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
