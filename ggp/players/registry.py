@@ -13,8 +13,8 @@ they can play it, so that a bad spec fails before any match starts.
 Example:
     >>> import numpy as np
     >>> player_names()  # doctest: +NORMALIZE_WHITESPACE
-    ('random', 'cfr', 'handcrafted', 'cfr+nn', 'best-response', 'snake', 'idapos',
-     'alphabeta', 'pvs', 'mtdf', 'paranoid', 'maxn', 'mcts')
+    ('random', 'cfr', 'handcrafted', 'cfr+nn', 'best-response', 'snake', 'idapos', 'rtmm',
+     'rrtmm', 'rtsbot', 'alphabeta', 'pvs', 'mtdf', 'paranoid', 'maxn', 'mcts')
     >>> make_player("random", np.random.default_rng(0)).name
     'random'
     >>> parse_spec("cfr+nn:checkpoints/meier/best.pt")
