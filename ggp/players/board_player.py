@@ -39,9 +39,7 @@ class BoardPlayer(TrackedPlayer):
 
     def choose_move(self, state: State, deadline: float = math.inf) -> Term:
         """The move in ``state``: :meth:`board_move`'s (the only one outside the move phase)."""
-        match = self._match
-        if match is None:
-            raise GameError("choose_move() before start()")
+        match = self.started()
         game = match.game
         legal = game.legal_moves(state, match.role)
         if len(legal) == 1:

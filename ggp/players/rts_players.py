@@ -150,9 +150,7 @@ class RtsBotPlayer(TrackedPlayer):
         super().start(match)
 
     def choose_move(self, state: State, deadline: float = math.inf) -> Term:
-        match = self._match
-        if match is None:
-            raise GameError("choose_move() before start()")
+        match = self.started()
         game = match.game
         legal = game.legal_moves(state, match.role)
         return bot_move(self.bot, game, state, game.role_index(match.role), legal, self.rng)

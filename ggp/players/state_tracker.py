@@ -127,10 +127,20 @@ class TrackedPlayer:
         self._match = match
         self._tracker = StateTracker(match, self.rng)
 
+    def started(self) -> MatchInfo:
+        """The match being played.
+
+        Raises:
+            GameError: The player has not been started.
+        """
+        if self._match is None:
+            raise GameError("the player was asked for a move before start()")
+        return self._match
+
     def play(self, observation: Observation, deadline: float) -> Term:
-        match, tracker = self._match, self._tracker
-        if match is None or tracker is None:
-            raise GameError("play() before start()")
+        match, tracker = self.started(), self._tracker
+        if tracker is None:
+            raise GameError("play() after the match ended")
         state = tracker.observe(observation, deadline)
         legal = match.game.legal_moves(state, match.role)
         move = legal[0] if len(legal) == 1 else self.choose_move(state, deadline)

@@ -184,7 +184,7 @@ def rts_rush(
 ) -> Term:
     """microRTS's LightRush (module docstring)."""
     board = read_board(game, state)
-    orders = {(_order(m)[1], _order(m)[2]): m for m in legal}
+    orders = {_order(m)[1:]: m for m in legal}
     cell = _order(legal[0])[0]
     unit = board.units[cell]
     idle = orders[("idle", "here")]
