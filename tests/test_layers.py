@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: ``ggp`` packages and top-level modules, lowest layer first.
 LAYERS = (
-    ("errors",),
+    ("errors", "collector"),
     ("gdl",),
     ("reasoning",),
     ("game",),

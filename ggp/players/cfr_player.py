@@ -38,10 +38,10 @@ from typing import Literal
 
 import numpy as np
 
+from ggp.collector import collect_frozen
 from ggp.errors import GameError, NoConsistentHistoryError, TreeSizeError
 from ggp.gdl.terms import Term
 from ggp.players.base import MatchInfo, MovePolicy, Observation
-from ggp.players.collector import collect_frozen
 from ggp.players.history_tracker import HistoryTracker
 from ggp.search.cfr import Algorithm, CFRSolver, FloatArray
 from ggp.search.clock import OutOfTime

@@ -45,12 +45,12 @@ import numpy as np
 from ggp.battlesnake.board import Board, board_size, board_state, read_board, search_game
 from ggp.battlesnake.heuristics import SnakeHeuristicEvaluator
 from ggp.battlesnake.reflex import reflex_move
+from ggp.collector import collect_frozen, collector_paused
 from ggp.errors import GameError
 from ggp.game import Game
 from ggp.gdl.terms import Term
 from ggp.players.base import MatchInfo, Observation
 from ggp.players.board_player import BoardPlayer
-from ggp.players.collector import collect_frozen, collector_paused
 from ggp.reasoning.state_machine import State
 from ggp.search.classic.alphabeta import AlphaBeta
 from ggp.search.classic.engine import SearchTimeout, TreeSearch

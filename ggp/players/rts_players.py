@@ -31,11 +31,11 @@ from typing import Literal, cast, get_args
 
 import numpy as np
 
+from ggp.collector import collect_frozen, collector_paused
 from ggp.errors import GameError
 from ggp.game import Game
 from ggp.gdl.terms import Term
 from ggp.players.base import MatchInfo, Observation
-from ggp.players.collector import collect_frozen, collector_paused
 from ggp.players.state_tracker import TrackedPlayer
 from ggp.reasoning.state_machine import State
 from ggp.rts.bots import BOTS, bot_move

@@ -141,9 +141,12 @@ class TrackedPlayer:
         match, tracker = self.started(), self._tracker
         if tracker is None:
             raise GameError("play() after the match ended")
-        state = tracker.observe(observation, deadline)
-        legal = match.game.legal_moves(state, match.role)
-        move = legal[0] if len(legal) == 1 else self.choose_move(state, deadline)
+        # A single query to a slow reasoner (the prover) that would run past the
+        # deadline stops there with OutOfTime, for the caller's fallback move.
+        with match.game.until(deadline):
+            state = tracker.observe(observation, deadline)
+            legal = match.game.legal_moves(state, match.role)
+            move = legal[0] if len(legal) == 1 else self.choose_move(state, deadline)
         tracker.replied(move)
         return move
 

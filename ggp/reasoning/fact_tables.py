@@ -8,11 +8,11 @@ were derived, and builds an index for each set of argument positions a join look
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
+from collections.abc import Callable, Collection, Hashable, Iterable
 
 from ggp.gdl.terms import Term
 
-__all__ = ["Fact", "IndexSpec", "RelKey", "Table", "index_into"]
+__all__ = ["Fact", "IndexSpec", "RelKey", "Table", "Watch", "index_into", "unwatched"]
 
 #: A relation: its name and arity (``terminal`` is ``("terminal", 0)``).
 RelKey = tuple[str, int]
@@ -20,9 +20,17 @@ RelKey = tuple[str, int]
 Fact = tuple[Term, ...]
 #: Which argument positions an index uses: ``(position, by_functor)`` pairs.
 IndexSpec = tuple[tuple[int, bool], ...]
+#: How a long pass over facts is read: the facts as they are, or through a generator
+#: that may stop the pass part-way (the prover's deadline).
+Watch = Callable[[Collection[Fact]], Iterable[Fact]]
 
 
-def index_into(index: dict[Hashable, list[Fact]], spec: IndexSpec, facts: list[Fact]) -> None:
+def unwatched(facts: Collection[Fact]) -> Iterable[Fact]:
+    """The :data:`Watch` that reads every fact, never stopping."""
+    return facts
+
+
+def index_into(index: dict[Hashable, list[Fact]], spec: IndexSpec, facts: Iterable[Fact]) -> None:
     """File each of ``facts`` under its key for ``spec`` (a scalar for one position)."""
     if len(spec) == 1:
         ((position, by_functor),) = spec
@@ -47,8 +55,8 @@ class Table:
     __slots__ = ("rows", "seen", "_indexes")
 
     def __init__(self, facts: Iterable[Fact] = ()) -> None:
-        self.rows: list[Fact] = list(dict.fromkeys(facts))
-        self.seen: set[Fact] = set(self.rows)
+        self.seen: dict[Fact, None] = dict.fromkeys(facts)  # a set that keeps order
+        self.rows: list[Fact] = list(self.seen)
         self._indexes: dict[IndexSpec, dict[Hashable, list[Fact]]] = {}
 
     def add(self, facts: Iterable[Fact]) -> list[Fact]:
@@ -56,17 +64,18 @@ class Table:
         seen = self.seen
         new = [fact for fact in dict.fromkeys(facts) if fact not in seen]
         if new:
-            seen.update(new)
+            seen.update(dict.fromkeys(new))
             self.rows.extend(new)
             for spec, index in self._indexes.items():
                 index_into(index, spec, new)
         return new
 
-    def index(self, spec: IndexSpec) -> dict[Hashable, list[Fact]]:
-        """The facts grouped by their key under ``spec`` (shared: do not modify)."""
+    def index(self, spec: IndexSpec, watch: Watch = unwatched) -> dict[Hashable, list[Fact]]:
+        """The facts grouped by their key under ``spec`` (shared: do not modify), built
+        on first use through ``watch``; kept only once built whole."""
         index = self._indexes.get(spec)
         if index is None:
             index = {}
-            index_into(index, spec, self.rows)
+            index_into(index, spec, watch(self.rows))
             self._indexes[spec] = index
         return index

@@ -24,7 +24,7 @@ from ggp.reasoning.clauses import (
     ordered_variables,
     variables_of,
 )
-from ggp.reasoning.fact_tables import Fact, RelKey, Table
+from ggp.reasoning.fact_tables import Fact, RelKey, Table, Watch
 
 __all__ = ["JoinCompiler", "JoinPlan", "join_order"]
 
@@ -119,8 +119,16 @@ class JoinPlan:
 class JoinCompiler:
     """Generates the Python source of the rule functions, and the names it refers to."""
 
-    def __init__(self, universe: tuple[Const, ...]) -> None:
-        self.names: dict[str, object] = {"F": Func, "E": (), "U": universe}
+    def __init__(
+        self,
+        universe: tuple[Const, ...],
+        watch: Watch,
+    ) -> None:
+        """``watch`` wraps the long passes of the generated functions (``W(B)``: the
+        bindings a step reads; ``index(spec, W)``: the facts a new index files): it may
+        hand them back as they are, or through a generator that stops the join part-way
+        (the prover's deadline)."""
+        self.names: dict[str, object] = {"F": Func, "E": (), "U": universe, "W": watch}
         self._refs: dict[tuple[str, Hashable], str] = {}
         self.lines: list[str] = []
 
@@ -215,7 +223,7 @@ class JoinCompiler:
             return f"{table}.rows", None, conditions, binds
         spec_name = self.ref(tuple(spec), "s")
         key_expr = key[0] if len(key) == 1 else "(" + "".join(k + ", " for k in key) + ")"
-        return f"{table}.index({spec_name})", key_expr, conditions, binds
+        return f"{table}.index({spec_name}, W)", key_expr, conditions, binds
 
     def compile(
         self, clause: Clause, function_name: str
@@ -285,14 +293,17 @@ class JoinCompiler:
             out = "(" + "".join(values[var] + ", " for var in new_row) + ")"
             condition = " if " + " and ".join(conditions) if conditions else ""
             open_, close = ("{", "}") if shrinks else ("[", "]")
-            lines.append(f"    B = {open_}{out} for {target} in B{source}{condition}{close}")
+            bindings = "B" if k == 0 else "W(B)"  # the first step reads the one empty binding
+            lines.append(
+                f"    B = {open_}{out} for {target} in {bindings}{source}{condition}{close}"
+            )
             lines.append("    if not B:")
             lines.append("        return E")
             row = new_row
         names = {var: f"v{slots[var]}" for var in row}
         target = "(" + "".join(f"{name}, " for name in names.values()) + ")"
         head = "(" + "".join(self.build(arg, names) + ", " for arg in clause.head_args) + ")"
-        lines.append(f"    return [{head} for {target} in B]")
+        lines.append(f"    return [{head} for {target} in W(B)]")
         self.lines.extend(lines)
         self.lines.append("")
         return tuple(keys), tuple(positive)

@@ -71,15 +71,17 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import threading
 import time
-from collections.abc import Hashable, Iterable, Iterator, Sequence
+from collections.abc import Collection, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from cachetools import LRUCache
 
+from ggp.collector import collector_paused
 from ggp.errors import GameError, GDLSemanticError, OutOfTime
 from ggp.gdl.graph import strongly_connected_components
 from ggp.gdl.parser import parse_file
@@ -106,6 +108,11 @@ _SEES: RelKey = ("sees", 2)
 _UNIVERSE: RelKey = ("constant ", 1)
 
 _STATIC, _STATE, _MOVE = 0, 1, 2
+
+#: Bindings of one join step read between two looks at the deadline (a few ms of work).
+_WATCH_CHUNK = 1024
+#: Facts in one model past which the prover pauses the garbage collector (see _ensure).
+_LARGE_MODEL = 100_000
 
 
 # --------------------------------------------------------------------------------------
@@ -222,6 +229,7 @@ class ProverStateMachine:
             raise ValueError(f"cache_facts must be at least 0, got {cache_facts}")
         started = time.perf_counter()
         self._local = threading.local()  # the deadline of this thread's queries
+        self._large_models = False  # whether a model has had over _LARGE_MODEL facts
         self._description = description
         self._roles = self._read_roles(description)
         self._role_set = frozenset(self._roles)
@@ -363,7 +371,7 @@ class ProverStateMachine:
                 culprit = "true or does" if limit == _STATIC else "does"
                 span = by_key[key][0].rule.span
                 raise self._error(f"{key[0]} must not depend on {culprit}", span)
-        compiler = JoinCompiler(self._constants)
+        compiler = JoinCompiler(self._constants, self._watch)
         self._seeds: dict[RelKey, list[Fact]] = {}
         parts: list[_Component] = []
         plans: list[JoinPlan] = []
@@ -416,16 +424,24 @@ class ProverStateMachine:
 
     def _ensure(self, model: _Model, components: Iterable[int]) -> bool:
         """Evaluate the ``components`` (dependencies first) not yet in ``model``;
-        whether there were any (``model.facts`` then counts their facts too)."""
-        grown = False
-        for i in components:
-            if i not in model.done:
+        whether there were any (``model.facts`` then counts their facts too).
+
+        Once a model has grown past :data:`_LARGE_MODEL` facts, the cyclic garbage
+        collector is paused while the prover evaluates: facts are tuples of interned
+        terms and make no cycles, and the full collections a million new tuples set off
+        tripled the time of a chess step (11 s paused, 36 s not). Small games skip the
+        pause, which costs more than their evaluation saves."""
+        todo = [i for i in components if i not in model.done]
+        if not todo:
+            return False
+        with collector_paused() if self._large_models else contextlib.nullcontext():
+            for i in todo:
                 part = self._parts[i]
                 self._evaluate(part, model.tables)
                 model.done.add(i)
                 model.facts += sum(len(model.tables[key].rows) for key in part.keys)
-                grown = True
-        return grown
+        self._large_models = self._large_models or model.facts > _LARGE_MODEL
+        return True
 
     def _ensure_state(self, state: State, model: _Model, components: Iterable[int]) -> None:
         """:meth:`_ensure` on a state's model, its cache entry resized if it grew."""
@@ -436,8 +452,9 @@ class ProverStateMachine:
     def until(self, deadline: float | None) -> Iterator[None]:
         """Within the block, queries from this thread stop with OutOfTime once
         ``deadline`` (a ``time.monotonic()`` value; None: none) has passed, the clock
-        read between two rules' joins. What was evaluated whole is kept; the rest is
-        evaluated afresh by the next query."""
+        read between two rules' joins and every :data:`_WATCH_CHUNK` bindings inside
+        one. What was evaluated whole is kept; the rest is evaluated afresh by the next
+        query."""
         local = self._local
         outer = getattr(local, "deadline", None)
         local.deadline = deadline if outer is None or deadline is None else min(outer, deadline)
@@ -451,6 +468,21 @@ class ProverStateMachine:
         if deadline is not None and time.monotonic() > deadline:
             raise OutOfTime("the prover's query stopped at the deadline")
 
+    def _watch(self, bindings: Collection[Fact]) -> Iterable[Fact]:
+        """A :data:`~ggp.reasoning.fact_tables.Watch`: the bindings of a join step, or
+        facts being tabled or indexed, as they are when they are few or no deadline is
+        set, else read in chunks with the deadline checked before each (one join of
+        chess makes a million bindings and runs for seconds)."""
+        if len(bindings) < _WATCH_CHUNK or getattr(self._local, "deadline", None) is None:
+            return bindings
+        return self._watched(bindings)
+
+    def _watched(self, bindings: Collection[Fact]) -> Iterator[Fact]:
+        rest = iter(bindings)
+        while chunk := list(itertools.islice(rest, _WATCH_CHUNK)):
+            self._check_deadline()
+            yield from chunk
+
     def _evaluate(self, part: _Component, tables: dict[RelKey, Table]) -> None:
         check = self._check_deadline
         if not part.recursive:  # one relation: each rule once
@@ -459,7 +491,7 @@ class ProverStateMachine:
                 assert plan.function is not None
                 check()
                 facts.extend(plan.function([tables[k] for k in plan.keys]))
-            tables[part.keys[0]] = Table(facts)
+            tables[part.keys[0]] = Table(self._watch(facts))
             return
         for key in part.keys:
             tables[key] = Table(self._seeds.get(key, ()))
@@ -485,7 +517,7 @@ class ProverStateMachine:
                         shifted[position] = delta_tables[key]
                         out.extend(plan.function(shifted))
             first = False
-            delta = {key: tables[key].add(facts) for key, facts in derived.items()}
+            delta = {key: tables[key].add(self._watch(facts)) for key, facts in derived.items()}
 
     def _state_model(self, state: State) -> _Model:
         last = self._last

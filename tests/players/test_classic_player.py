@@ -8,6 +8,7 @@ import threading
 import numpy as np
 import pytest
 
+from ggp.collector import collector_paused
 from ggp.errors import GameError
 from ggp.game import Game
 from ggp.gdl.terms import Const
@@ -15,7 +16,6 @@ from ggp.match import run_match
 from ggp.players import classic_player
 from ggp.players.base import MatchInfo, Observation, Player
 from ggp.players.classic_player import ALGORITHMS, ClassicPlayer, parse_options
-from ggp.players.collector import collector_paused
 from ggp.players.random_player import RandomPlayer
 from ggp.players.registry import make_player, player_names, split_specs
 from ggp.search.classic import HeuristicEvaluator

@@ -9,6 +9,7 @@ state machine must do; each test below quotes the point.
 from __future__ import annotations
 
 import itertools
+import sys
 import threading
 import time
 from collections import Counter
@@ -710,3 +711,39 @@ def test_until_is_per_thread_and_nests() -> None:
         worker.join()
         assert answers == [(0, 0)]  # another thread has no deadline
     assert machine.goals(state) == (0, 0)
+
+
+def test_a_long_join_is_stopped_inside_at_its_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    # (triple ...) joins 40 x 40 x 40 bindings in one rule: the deadline is looked at
+    # inside that join, every so many bindings, not only before it; afterwards the
+    # prover answers as a fresh one does.
+    numbers = " ".join(f"(num {i})" for i in range(40))
+    text = f"""
+        (role p) (init (on)) {numbers}
+        (<= (triple ?x ?y ?z) (true (on)) (num ?x) (num ?y) (num ?z))
+        (<= (legal p (pick ?x)) (triple ?x 1 ?x))
+        (<= (next (picked ?x)) (does p (pick ?x)))
+        (<= terminal (true (picked ?x)))
+        (<= (goal p 100) (true (picked ?x)))
+        (<= (goal p 0) (true (on)))
+    """
+    machine, fresh = machine_from(text), machine_from(text)
+    callers: list[str] = []
+    original = ProverStateMachine._check_deadline
+
+    def runs_out_inside(self: ProverStateMachine) -> None:
+        caller = sys._getframe(1).f_code.co_name
+        callers.append(caller)
+        if caller == "_watched":
+            raise OutOfTime("the prover's query stopped at the deadline")
+
+    state = machine.initial_state()
+    monkeypatch.setattr(ProverStateMachine, "_check_deadline", runs_out_inside)
+    with machine.until(time.monotonic() + 3600), pytest.raises(OutOfTime):
+        machine.legal_moves(state, Const("p"))
+    assert callers[-1] == "_watched"
+    monkeypatch.setattr(ProverStateMachine, "_check_deadline", original)
+    with machine.until(time.monotonic() + 3600):
+        legal = machine.legal_moves(state, Const("p"))
+    assert legal == fresh.legal_moves(fresh.initial_state(), Const("p"))
+    assert len(legal) == 40
