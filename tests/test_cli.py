@@ -46,6 +46,7 @@ def test_help_lists_only_implemented_commands(capsys: pytest.CaptureFixture[str]
     implemented = {
         *("check", "info", "play", "bench", "solve", "serve", "match", "train", "eval"),
         "exploit",
+        "tune",
         "battlesnake",
     }
     assert commands == implemented

@@ -10,14 +10,16 @@ As ../shared/REFERENCE-SEARCH.md section 2.7 gives the paper's code:
   the longer snake); body cells are claimed, with their distance, but not expanded.
   ``E_i`` counts the non-body cells snake ``i`` claims, ``C_i`` all of them.
 - ``sigma(x) = 2 * (1 / (1 + e^(-0.2 x)) - 0.5)``.
-- Duel (``o`` us, ``e`` the enemy): :data:`DUEL_WEIGHTS` of TotalFill
+- Duel (``o`` us, ``e`` the enemy): weights (:class:`~ggp.battlesnake.weights.DuelWeights`,
+  the paper's by default) of TotalFill
   ``2 (F_o / (F_o + F_e) - 0.5)``, HungerPressure (``p_x = min(health_x - 1.2 d_x - 10, 0)``,
   0 when health > 75, ``d_x`` the A-distance to the nearest food ``x`` claims; 0 if
   ``p_o = p_e``, else ``2 (p_e / (p_o + p_e) - 0.5)``), AdversarialFill
   ``2 (C_o / (C_o + C_e) - 0.5)`` and DeltaLengthFood (``m = sigma(len_o - len_e)``,
   ``m+ = sigma(len_o - len_e + 1)``, ``f = e^(-0.2 d)`` with ``d`` the F-distance to the
   nearest food, 0 without one: ``m + f (m+ - m)``).
-- Several snakes (snake ``i``): :data:`MULTI_WEIGHTS` of DeltaLengthFood (with
+- Several snakes (snake ``i``): weights (:class:`~ggp.battlesnake.weights.MultiWeights`) of
+  DeltaLengthFood (with
   ``len_i - (0.9 max + 0.1 mean)`` of the other live snakes' lengths), Control
   ``2 (E_i / sum_j E_j - 0.5)``, HungerMalus (1 when health > 75, else
   ``2 (0.85^(-p) - 0.5)``) and TailReachable (+1 if A gives it its own tail cell, else +1
@@ -25,13 +27,16 @@ As ../shared/REFERENCE-SEARCH.md section 2.7 gives the paper's code:
 
 :class:`SnakeHeuristicEvaluator` turns these into goal values 0..100 for the search: in a
 duel ``50 + 50 h / W`` for one snake and the rest for the other (``W`` the sum of the
-weights, so values stay in range); with more snakes each live snake's heuristic relative
-to the mean over all snakes, as the code's max^n vector does, scaled the same way.
+weights' sizes, so values stay in range); with more snakes each live snake's heuristic
+relative to the mean over all snakes, as the code's max^n vector does, scaled the same way.
+Its weights are a :class:`~ggp.battlesnake.weights.SnakeWeights` (the paper's, tuned ones,
+or a file's: :func:`~ggp.battlesnake.weights.snake_weights`).
 Eliminated snakes keep the goal the rules give them so far.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Sequence
@@ -40,6 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ggp.battlesnake.board import Board, Point, distances, neighbours, read_board
+from ggp.battlesnake.weights import PAPER_WEIGHTS, DuelWeights, MultiWeights, SnakeWeights
 from ggp.game import Game
 from ggp.reasoning.state_machine import State
 from ggp.search.evaluator import LeafEstimate
@@ -58,20 +64,20 @@ __all__ = [
     "SnakeHeuristicEvaluator",
 ]
 
-#: The paper code's duel weights: TotalFill, HungerPressure, AdversarialFill, DeltaLengthFood.
-DUEL_WEIGHTS: dict[str, float] = {
-    "total_fill": 0.7,
-    "hunger_pressure": 10.0,
-    "adversarial_fill": 4.0,
-    "delta_length_food": 4.0,
-}
-#: The paper code's weights with more snakes.
-MULTI_WEIGHTS: dict[str, float] = {
-    "delta_length_food": 12.0,
-    "control": 1.0,
-    "hunger_malus": 10.0,
-    "tail_reachable": 10.0,
-}
+#: The paper code's duel weights: TotalFill, HungerPressure, AdversarialFill, DeltaLengthFood
+#: (a copy of :attr:`PAPER_WEIGHTS.duel <ggp.battlesnake.weights.SnakeWeights.duel>`).
+DUEL_WEIGHTS: dict[str, float] = dataclasses.asdict(PAPER_WEIGHTS.duel)
+#: The paper code's weights with more snakes (a copy of ``PAPER_WEIGHTS.multi``).
+MULTI_WEIGHTS: dict[str, float] = dataclasses.asdict(PAPER_WEIGHTS.multi)
+
+
+def _weighted(weights: DuelWeights | MultiWeights, terms: dict[str, float]) -> float:
+    return float(sum(getattr(weights, name) * value for name, value in terms.items()))
+
+
+def _scale(weights: DuelWeights | MultiWeights) -> float:
+    """The largest size a weighted sum of terms in [-1, 1] can have (1 if all are 0)."""
+    return sum(abs(w) for w in dataclasses.astuple(weights)) or 1.0
 
 
 def sigma(x: float) -> float:
@@ -206,20 +212,31 @@ def multi_terms(board: Board, me: int, fill: Fill | None = None) -> dict[str, fl
     }
 
 
-def duel_heuristic(board: Board, me: int, enemy: int) -> float:
-    """``0.7 TotalFill + 10 HungerPressure + 4 AdversarialFill + 4 DeltaLengthFood``."""
-    terms = duel_terms(board, me, enemy)
-    return sum(DUEL_WEIGHTS[k] * v for k, v in terms.items())
+def duel_heuristic(
+    board: Board, me: int, enemy: int, weights: DuelWeights = PAPER_WEIGHTS.duel
+) -> float:
+    """The weighted duel terms; with the paper's weights ``0.7 TotalFill + 10 HungerPressure
+    + 4 AdversarialFill + 4 DeltaLengthFood``."""
+    return _weighted(weights, duel_terms(board, me, enemy))
 
 
-def multi_heuristic(board: Board, me: int, fill: Fill | None = None) -> float:
-    """``12 DeltaLengthFood + 1 Control + 10 HungerMalus + 10 TailReachable``."""
-    terms = multi_terms(board, me, fill)
-    return sum(MULTI_WEIGHTS[k] * v for k, v in terms.items())
+def multi_heuristic(
+    board: Board, me: int, fill: Fill | None = None, weights: MultiWeights = PAPER_WEIGHTS.multi
+) -> float:
+    """The weighted terms of snake ``me`` among several; with the paper's weights ``12
+    DeltaLengthFood + 1 Control + 10 HungerMalus + 10 TailReachable``."""
+    return _weighted(weights, multi_terms(board, me, fill))
 
 
 class SnakeHeuristicEvaluator:
-    """The paper's heuristics as goal values 0..100 per role (module docstring)."""
+    """The heuristics as goal values 0..100 per role (module docstring).
+
+    Args:
+        weights: The terms' weights (default the paper's).
+    """
+
+    def __init__(self, weights: SnakeWeights = PAPER_WEIGHTS) -> None:
+        self.weights = weights
 
     def evaluate(
         self, game: Game, states: Sequence[State], deadline: float | None = None
@@ -237,8 +254,8 @@ class SnakeHeuristicEvaluator:
             if len(live) < 2:
                 continue
             if len(live) == 2:
-                scale = sum(DUEL_WEIGHTS.values())
-                h = duel_heuristic(board, live[0], live[1])
+                scale = _scale(self.weights.duel)
+                h = duel_heuristic(board, live[0], live[1], self.weights.duel)
                 first, second = 50.0 + 50.0 * h / scale, 50.0 - 50.0 * h / scale
                 values[b, snakes[live[0]]], values[b, snakes[live[1]]] = first, second
                 if len(board.snakes) > 2:
@@ -249,12 +266,12 @@ class SnakeHeuristicEvaluator:
                         values[b, snakes[i]] = low + (100 - low) * values[b, snakes[i]] / 100
                 continue
             fill = adversarial_fill(board)
-            scale = sum(MULTI_WEIGHTS.values())
-            phi = {i: multi_heuristic(board, i, fill) for i in live}
+            scale = _scale(self.weights.multi)
+            phi = {i: multi_heuristic(board, i, fill, self.weights.multi) for i in live}
             mean = sum(phi.values()) / len(board.snakes)
             for i in live:
                 values[b, snakes[i]] = min(100.0, max(0.0, 50.0 + 50.0 * (phi[i] - mean) / scale))
         return LeafEstimate(values)
 
     def __repr__(self) -> str:
-        return "SnakeHeuristicEvaluator()"
+        return f"SnakeHeuristicEvaluator({self.weights!r})"

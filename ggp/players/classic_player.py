@@ -14,7 +14,9 @@ determinisation, sound for the game's public parts only).
 
 Spec options (``NAME:KEY=VALUE,...``, see :data:`OPTIONS`), for example
 ``alphabeta:depth=4``, ``pvs:eval=nn`` (the trained network of
-``checkpoints/GAME/latest.pt``), ``mcts:c=0.7,eval=heuristic``.
+``checkpoints/GAME/latest.pt``), ``mcts:c=0.7,eval=heuristic``,
+``alphabeta:eval=snake,weights=tuned`` (the Battlesnake heuristics with the weights
+``ggp tune`` found).
 
 Example:
     >>> settings = parse_options("pvs", "depth=6,eval=goal,time=0.5")
@@ -28,15 +30,16 @@ import gc
 import logging
 import math
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, cast, get_args
 
 import numpy as np
 
 from ggp.battlesnake.heuristics import SnakeHeuristicEvaluator
+from ggp.battlesnake.weights import DEFAULT_WEIGHTS_SPEC, SnakeWeights, snake_weights
 from ggp.collector import collect_frozen, collector_paused
-from ggp.errors import GameError
+from ggp.errors import GameError, OutOfTime
 from ggp.game import Game
 from ggp.gdl.terms import Const, Term
 from ggp.players.base import MatchInfo, Observation
@@ -103,6 +106,8 @@ OPTIONS = {
     "c": "mcts: UCB1 exploration constant on 0..1 values (default 0.4)",
     "simulations": "mcts: simulations per move at most",
     "playouts": "eval=rollout: random playouts per leaf (default 1)",
+    "weights": "eval=snake: the heuristic's weights, paper, tuned (found by ggp tune) or a "
+    f"weights file (default {DEFAULT_WEIGHTS_SPEC})",
 }
 
 
@@ -124,6 +129,7 @@ class ClassicSettings:
         exploration: MCTS's UCB1 constant.
         simulations: MCTS's simulations per move at most (None: the clock decides).
         playouts: Random playouts per leaf for ``evaluation="rollout"``.
+        snake_weights: The Battlesnake heuristic's weights for ``evaluation="snake"``.
     """
 
     algorithm: Algorithm
@@ -136,19 +142,23 @@ class ClassicSettings:
     exploration: float = 0.4
     simulations: int | None = None
     playouts: int = 1
+    snake_weights: SnakeWeights = field(default_factory=lambda: snake_weights(DEFAULT_WEIGHTS_SPEC))
 
 
 def parse_options(algorithm: str, argument: str | None) -> ClassicSettings:
     """The settings of spec ``algorithm[:argument]``.
 
     Raises:
-        GameError: An unknown algorithm or option, or a bad value.
+        GameError: An unknown algorithm or option, or a bad value; ``weights=`` without
+            ``eval=snake``.
+        SettingError: ``weights=`` names a weights file that is missing or malformed.
     """
     if algorithm not in ALGORITHMS:
         raise GameError(f"no classic search {algorithm!r} (searches: {', '.join(ALGORITHMS)})")
     settings = ClassicSettings(
         algorithm, evaluation="rollout" if algorithm == "mcts" else "heuristic"
     )
+    weighted = False
     for item in (argument or "").split(","):
         if not item.strip():
             continue
@@ -160,6 +170,9 @@ def parse_options(algorithm: str, argument: str | None) -> ClassicSettings:
                 + ")"
             )
         settings = _with_option(settings, key, value)
+        weighted = weighted or key == "weights"
+    if weighted and settings.evaluation != "snake":
+        raise GameError(f"{algorithm} option weights= sets the weights of eval=snake only")
     return settings
 
 
@@ -188,6 +201,8 @@ def _with_option(settings: ClassicSettings, key: str, value: str) -> ClassicSett
         return replace(settings, simulations=int(number(int, 1)))
     if key == "playouts":
         return replace(settings, playouts=int(number(int, 1)))
+    if key == "weights":
+        return replace(settings, snake_weights=snake_weights(value))
     if key == "net":
         return replace(settings, evaluation="nn", checkpoint=Path(value))
     if key == "eval":
@@ -224,7 +239,7 @@ def make_evaluator(settings: ClassicSettings, game: Game, rng: np.random.Generat
     if evaluation == "snake":
         if not any(p.name == "head" for p in game.base_propositions or ()):
             raise GameError("eval=snake values the Battlesnake games of games/battlesnake/ only")
-        return SnakeHeuristicEvaluator()
+        return SnakeHeuristicEvaluator(settings.snake_weights)
     # The network plugs in here, from outside the search package.
     from ggp.nn.checkpoint import default_checkpoint, load_network
     from ggp.nn.net_evaluator import NetEvaluator
@@ -366,9 +381,18 @@ class ClassicPlayer:
                 logger.warning("%s: no history found that goes on; a random move", match.role)
                 move = legal[int(self.rng.integers(len(legal)))]
             else:
-                result = self.choose(state, stop_at)
-                self.last_search = result
-                move = result.move
+                try:
+                    result = self.choose(state, stop_at)
+                except OutOfTime:  # cut before the search had a root move (the prover)
+                    logger.warning(
+                        "%s: the reasoner's queries outlasted the clock before the search "
+                        "had a move; a random legal move",
+                        match.role,
+                    )
+                    move = legal[int(self.rng.integers(len(legal)))]
+                else:
+                    self.last_search = result
+                    move = result.move
         tracker.replied(move)
         return move
 

@@ -24,11 +24,14 @@ Not (yet) as in the paper: its extra penalty for our own death in max^n, pruning
 certainly fatal moves, and terminal scores by the reason of death.
 
 Options (``idapos:KEY=VALUE,...``): ``mask=reflex|freeze|remove``, ``depth=N`` (deepest round),
-``margin=S`` (seconds kept before the deadline, default 0.1).
+``margin=S`` (seconds kept before the deadline, default 0.1), ``weights=W`` (the heuristic's
+weights: ``paper``, ``tuned`` (found by ``ggp tune``) or a weights file; default
+:data:`~ggp.battlesnake.weights.DEFAULT_WEIGHTS_SPEC`).
 
 Example:
-    >>> parse_idapos_options("mask=remove,depth=3")
-    IdaposSettings(mask='remove', max_depth=3, margin_s=0.1)
+    >>> settings = parse_idapos_options("mask=remove,depth=3,weights=paper")
+    >>> settings.mask, settings.max_depth, settings.margin_s, settings.weights.duel.total_fill
+    ('remove', 3, 0.1, 0.7)
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ import gc
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
@@ -45,8 +48,9 @@ import numpy as np
 from ggp.battlesnake.board import Board, board_size, board_state, read_board, search_game
 from ggp.battlesnake.heuristics import SnakeHeuristicEvaluator
 from ggp.battlesnake.reflex import reflex_move
+from ggp.battlesnake.weights import DEFAULT_WEIGHTS_SPEC, SnakeWeights, snake_weights
 from ggp.collector import collect_frozen, collector_paused
-from ggp.errors import GameError
+from ggp.errors import GameError, OutOfTime
 from ggp.game import Game
 from ggp.gdl.terms import Term
 from ggp.players.base import MatchInfo, Observation
@@ -64,11 +68,19 @@ Mask = Literal["reflex", "freeze", "remove"]
 
 @dataclass(frozen=True)
 class IdaposSettings:
-    """How :class:`IdaposPlayer` searches (module docstring)."""
+    """How :class:`IdaposPlayer` searches (module docstring).
+
+    Attributes:
+        mask: What becomes of the snakes out of reach.
+        max_depth: The deepest round.
+        margin_s: Seconds kept before the deadline.
+        weights: The leaf heuristic's weights.
+    """
 
     mask: Mask = "freeze"
     max_depth: int = 64
     margin_s: float = 0.1
+    weights: SnakeWeights = field(default_factory=lambda: snake_weights(DEFAULT_WEIGHTS_SPEC))
 
 
 def parse_idapos_options(argument: str | None) -> IdaposSettings:
@@ -76,10 +88,14 @@ def parse_idapos_options(argument: str | None) -> IdaposSettings:
 
     Raises:
         GameError: An unknown option or a bad value.
+        SettingError: ``weights=`` names a weights file that is missing or malformed.
     """
     settings = IdaposSettings()
     for item in filter(None, (argument or "").split(",")):
         key, _, value = item.partition("=")
+        if key == "weights" and value:
+            settings = replace(settings, weights=snake_weights(value))
+            continue
         try:
             if key == "mask" and value in ("reflex", "freeze", "remove"):
                 settings = replace(settings, mask=value)  # type: ignore[arg-type]
@@ -91,7 +107,8 @@ def parse_idapos_options(argument: str | None) -> IdaposSettings:
                 raise ValueError(item)
         except ValueError:
             raise GameError(
-                f"idapos option {item!r}: expected mask=reflex|freeze|remove, depth=N or margin=S"
+                f"idapos option {item!r}: expected mask=reflex|freeze|remove, depth=N, "
+                "margin=S or weights=paper|tuned|FILE"
             ) from None
     return settings
 
@@ -123,7 +140,7 @@ class IdaposPlayer(BoardPlayer):
     def __init__(self, settings: IdaposSettings, rng: np.random.Generator | None = None) -> None:
         super().__init__(rng)
         self.settings = settings
-        self.evaluator = SnakeHeuristicEvaluator()
+        self.evaluator = SnakeHeuristicEvaluator(settings.weights)
         #: ``[depths]`` the simulated snakes' count per finished depth of the last move.
         self.last_played_out: list[int] = []
         #: Nodes the last move's searches visited.
@@ -175,7 +192,7 @@ class IdaposPlayer(BoardPlayer):
             nodes = search.nodes
             try:
                 outcome = search.search_depth(state, depth, None)
-            except SearchTimeout:
+            except (SearchTimeout, OutOfTime):  # our clock, or the reasoner's query cut
                 break
             finally:
                 search.deadline = math.inf

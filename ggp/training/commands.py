@@ -1,5 +1,5 @@
-"""The training sub-commands of ``ggp`` (``train``, ``eval``, ``exploit``), registered by
-cli.py."""
+"""The training sub-commands of ``ggp`` (``train``, ``eval``, ``exploit``, ``tune``),
+registered by cli.py."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 from ggp.training.config import TrainConfig
 
-__all__ = ["add_commands", "cmd_train", "cmd_eval", "cmd_exploit"]
+__all__ = ["add_commands", "cmd_train", "cmd_eval", "cmd_exploit", "cmd_tune"]
 
 
 def _positive_float(text: str) -> float:
@@ -337,8 +337,108 @@ def cmd_exploit(args: argparse.Namespace) -> int:
     return 0
 
 
+#: ``ggp tune`` flags that only a new run takes (a resumed run keeps its own).
+_TUNE_RUN_FLAGS = (
+    "population",
+    "games",
+    "depth",
+    "elite",
+    "mutation",
+    "finalists",
+    "final_games",
+    "seed",
+    "base",
+)
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    """Tune the Battlesnake heuristic weights by a genetic algorithm."""
+    from tqdm import tqdm
+
+    from ggp.battlesnake.weights import PAPER_WEIGHTS, snake_weights
+    from ggp.errors import SettingError
+    from ggp.training.tune import FinalStats, GenerationStats, Tuner, TuneSettings
+
+    out = Path(args.out) if args.out else Path("runs") / "tune" / Path(args.game).stem
+    if args.resume:
+        given = [_flag(name) for name in _TUNE_RUN_FLAGS if getattr(args, name) is not None]
+        if given:
+            raise SettingError(
+                f"--resume goes on with the run's own settings; drop {', '.join(given)} "
+                "(only --generations and --workers may change)"
+            )
+        tuner = Tuner.resume(out, args.generations, game_path=args.game)
+    else:
+        options = {
+            name: getattr(args, name)
+            for name in ("generations", *_TUNE_RUN_FLAGS[:-2])
+            if getattr(args, name) is not None
+        }
+        base = snake_weights(args.base) if args.base is not None else PAPER_WEIGHTS
+        seed = args.seed if args.seed is not None else 0
+        tuner = Tuner.start(
+            args.game, TuneSettings(**options), out, seed, base=base, fresh=args.fresh
+        )
+    settings = tuner.settings
+    what = "resuming" if args.resume else "tuning"
+    print(
+        f"{tuner.game_path}: {what} the {tuner.family} weights ({tuner.seats} snakes) by a "
+        f"genetic algorithm: {settings.population} genomes, {settings.games} games each per "
+        f"generation ({tuner.games_per_generation} games), IDAPOS to depth {settings.depth}, "
+        f"against each other and {', '.join(settings.opponents)}; then a final round of "
+        f"{settings.finalists} genomes, {settings.final_games} games each; seed {tuner.seed}, "
+        f"{args.workers} worker(s); run folder {out}",
+        flush=True,
+    )
+    if tuner.generation:
+        print(f"generations {tuner.generation} of {settings.generations} done", flush=True)
+    with tqdm(
+        total=tuner.games_left,
+        unit="game",
+        disable=args.no_progress,
+        file=sys.stderr,
+    ) as bar:
+
+        def on_generation(stats: GenerationStats) -> None:
+            base = "" if stats.base_fitness is None else f", base {stats.base_fitness:.3f}"
+            bar.write(
+                f"generation {stats.generation}: best {stats.best_fitness:.3f} "
+                f"({stats.best_games} games), mean {stats.mean_fitness:.3f}{base}; "
+                f"{stats.seconds:.0f} s",
+                file=sys.stdout,
+            )
+
+        def on_final(final: FinalStats) -> None:
+            bar.write("final round (mean placement, fitness over the run before it):", sys.stdout)
+            for genome, placement, fitness in zip(
+                final.genomes, final.placements, final.fitness, strict=True
+            ):
+                mark = " <- base" if genome == tuner.base_genome else ""
+                mark += " <- best" if genome == final.best_genome else ""
+                bar.write(f"  {genome} {placement:.3f} ({fitness:.3f}){mark}", sys.stdout)
+
+        result = tuner.run(
+            args.workers,
+            progress=lambda: bar.update(1),
+            on_generation=on_generation,
+            on_final=on_final,
+        )
+    family = getattr(result.best, result.family)
+    values = ", ".join(f"{name} {value:g}" for name, value in vars(family).items())
+    how = "in the final round" if result.final is not None else "shrunk, in the run"
+    print(
+        f"best {result.family} weights: {values} (mean placement {result.best_placement:.3f} "
+        f"{how}, {result.best_games} games; 1 = best); {result.seconds / 60:.1f} min"
+    )
+    print(
+        f"weights: {result.weights_file} (idapos:weights=FILE, alphabeta:eval=snake,"
+        f"weights=FILE); log: {out / 'log.jsonl'}"
+    )
+    return 0
+
+
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register ``train``, ``eval`` and ``exploit``."""
+    """Register ``train``, ``eval``, ``exploit`` and ``tune``."""
     train = commands.add_parser(
         "train",
         help="train a network by self-play (CFR-D + network), write checkpoints",
@@ -474,3 +574,115 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     ex.add_argument("--no-progress", action="store_true", help="no progress bar")
     ex.set_defaults(handler=cmd_exploit)
+    _add_tune_parser(commands)
+
+
+def _probability(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be in 0..1, not {text}")
+    return value
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, not {value}")
+    return value
+
+
+def _add_tune_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from ggp.training.tune import TuneSettings
+
+    defaults = TuneSettings()
+    tune = commands.add_parser(
+        "tune",
+        help="tune the Battlesnake heuristic weights by a genetic algorithm",
+        description="Tune the weights of the IDAPOS Battlesnake heuristics (the duel "
+        "weights on a two-snake game, the multi-snake weights otherwise) by a genetic "
+        "algorithm, as the paper did: each weight a 6-bit code on a range from 0 to twice "
+        "the paper's value, fitness the mean placement (1 = best) in seeded games of IDAPOS "
+        "to a fixed depth against the other genomes and the reflex snakes greedy, "
+        "aggressive and tail chaser; tournament selection, uniform crossover, bit-flip "
+        "mutation, elitism; the answer is the winner of a final round of fresh games among "
+        "the best genomes of the run and the base weights. Writes DIR/weights.json (the "
+        "best weights so far, for idapos:weights=FILE and alphabeta:eval=snake,weights="
+        "FILE), DIR/log.jsonl (a line per generation and one for the final round) and "
+        "DIR/tune.json (the run's state after each generation: --resume goes on from it "
+        "exactly as an uninterrupted run).",
+    )
+    tune.add_argument("game", metavar="GAME", help="a Battlesnake game (games/battlesnake/)")
+    tune.add_argument(
+        "--generations",
+        type=_positive_int,
+        metavar="N",
+        help=f"generations in all (default {defaults.generations})",
+    )
+    tune.add_argument(
+        "--population",
+        type=_positive_int,
+        metavar="P",
+        help=f"genomes per generation (default {defaults.population})",
+    )
+    tune.add_argument(
+        "--games",
+        type=_positive_int,
+        metavar="G",
+        help=f"games each genome plays per generation (default {defaults.games})",
+    )
+    tune.add_argument(
+        "--depth",
+        type=_positive_int,
+        metavar="D",
+        help=f"IDAPOS's search depth in the games, in rounds (default {defaults.depth})",
+    )
+    tune.add_argument(
+        "--elite",
+        type=_count,
+        metavar="E",
+        help=f"best genomes kept unchanged (default {defaults.elite})",
+    )
+    tune.add_argument(
+        "--mutation",
+        type=_probability,
+        metavar="M",
+        help=f"probability of flipping each bit of a child (default {defaults.mutation})",
+    )
+    tune.add_argument(
+        "--finalists",
+        type=_positive_int,
+        metavar="F",
+        help=f"genomes in the final round, the base among them (default {defaults.finalists})",
+    )
+    tune.add_argument(
+        "--final-games",
+        dest="final_games",
+        type=_count,
+        metavar="N",
+        help=f"games each finalist plays (0: no final round; default {defaults.final_games})",
+    )
+    tune.add_argument(
+        "--base",
+        metavar="W",
+        help="weights the run starts from: one genome of the first generation, and the "
+        "family not tuned (paper, tuned or a weights file; default paper)",
+    )
+    tune.add_argument("--seed", type=_count, metavar="S", help="seed of the run (default 0)")
+    tune.add_argument(
+        "--workers",
+        type=_positive_int,
+        default=1,
+        metavar="W",
+        help="parallel game processes (default 1: in this process)",
+    )
+    tune.add_argument("--out", metavar="DIR", help="the run folder (default runs/tune/GAME)")
+    tune.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on with the run in the folder (--generations may raise its length)",
+    )
+    tune.add_argument(
+        "--fresh", action="store_true", help="start over even if the folder holds a run"
+    )
+    tune.add_argument("--no-progress", action="store_true", help="no progress bar")
+    tune.set_defaults(handler=cmd_tune)

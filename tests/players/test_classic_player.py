@@ -229,3 +229,35 @@ def test_the_network_plugs_in_as_leaf_evaluator() -> None:
     assert type(player.load(game)).__name__ == "NetEvaluator"
     other = RandomPlayer(np.random.default_rng(1))
     _play(game, {"p1": player, "p2": other}, 0)
+
+
+@pytest.mark.parametrize(
+    ("spec", "cut_after"),
+    [*((spec, 400) for spec in [*SPECS, "rtmm"]), *((spec, 0) for spec in SPECS)],
+)
+def test_a_reasoner_query_cut_at_its_deadline_ends_the_search_with_a_move(
+    spec: str, cut_after: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Through the prover a single query can outlast the search's own clock; cut at the
+    # deadline (OutOfTime), it ends the search like its clock does: the move of the last
+    # finished iteration (or the best so far; a random legal move when the cut came
+    # before the root was expanded), not an error that leaves the move to the referee.
+    from ggp.errors import OutOfTime
+    from ggp.reasoning.prover import ProverStateMachine
+
+    game = Game.from_file(GAMES / "connect_four.gdl", reasoner="prover")
+    role = game.roles[0]
+    game.legal_moves(game.initial_state(), role)  # the root's own queries are answered
+    game.is_terminal(game.initial_state())
+    checks = iter(range(cut_after))
+
+    def runs_out(self: ProverStateMachine) -> None:
+        if next(checks, None) is None:
+            raise OutOfTime("the prover's query stopped at the deadline")
+
+    player = make_player(spec, np.random.default_rng(0), game)
+    player.start(MatchInfo("m", game, role))
+    monkeypatch.setattr(ProverStateMachine, "_check_deadline", runs_out)
+    move = player.play(Observation(0, None, frozenset()), float("inf"))
+    assert next(checks, None) is None  # the cut came inside the search
+    assert move in game.legal_moves(game.initial_state(), role)

@@ -16,6 +16,9 @@ from ggp.match import run_match
 from ggp.players.base import MatchInfo
 from ggp.players.registry import make_player
 from ggp.players.rts_players import RtmmPlayer, parse_rtmm_options
+from ggp.protocol.game_manager import RemotePlayer
+from ggp.protocol.http_handler import start_server_thread
+from ggp.protocol.session import ServeSettings
 from ggp.rts.bots import bot_move
 from ggp.rts.evaluation import (
     BattleCityEvaluator,
@@ -243,3 +246,32 @@ def test_player_options_and_misuse() -> None:
     assert player.choose_move(game.initial_state(), math.inf) in game.legal_moves(
         game.initial_state(), "xplayer"
     )
+
+
+@pytest.mark.parametrize("spec", ["rtmm:time=0.05", "rtsbot:follower"])
+def test_the_players_serve_a_game_manager(spec: str, tmp_path: Path) -> None:
+    """``ggp serve --player SPEC`` plays BattleCity for a game manager over HTTP to the
+    end, every reply legal and in time."""
+    server, _ = start_server_thread(
+        ServeSettings(player=spec, log_dir=tmp_path, margin_s=0.3, seed=0)
+    )
+    try:
+        game = load("rts/battlecity_small.gdl")
+        rng = np.random.default_rng(0)
+        remote = RemotePlayer(server.url)
+        record = run_match(
+            game,
+            {game.role("blue"): remote, game.role("red"): make_player("rtsbot:random", rng, game)},
+            rng,
+            match_id="bc",
+            start_clock_s=10,
+            play_clock_s=1,
+            grace_s=1,
+            max_steps=700,
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert record.replacements == ()
+    assert len(remote.latencies_s) == len(record.joint_moves)
+    assert sorted(record.goals) in ([0, 100], [50, 50])

@@ -23,6 +23,7 @@ import logging
 import math
 import time
 
+from ggp.errors import OutOfTime
 from ggp.gdl.terms import Term
 from ggp.reasoning.state_machine import State
 from ggp.search.classic.engine import SearchTimeout, TreeSearch
@@ -83,7 +84,7 @@ def iterative_deepening(
             iteration_start = time.monotonic()
             try:
                 outcome = search.search_depth(state, depth, guess)
-            except SearchTimeout:
+            except (SearchTimeout, OutOfTime):  # our clock, or the reasoner's query cut
                 partial = search.partial_move(state)
                 if partial is not None:
                     move = partial

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ggp.errors import GameError
+from ggp.errors import GameError, OutOfTime
 from ggp.game import Game
 from ggp.gdl.terms import Const, Term
 from ggp.reasoning.state_machine import State
@@ -179,7 +179,10 @@ class MCTS:
             batch = self.settings.batch_size
             if limit is not None:
                 batch = min(batch, limit - simulations)
-            deepest = max(deepest, self._batch(root, batch, deadline))
+            try:
+                deepest = max(deepest, self._batch(root, batch, deadline))
+            except OutOfTime:  # a query to a slow reasoner cut at its deadline
+                break  # (the batch's visits counted on the way down stay: a slight bias)
             simulations += batch
         self.simulations += simulations
         move, value = self._choose(root)

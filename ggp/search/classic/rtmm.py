@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ggp.errors import GameError
+from ggp.errors import GameError, OutOfTime
 from ggp.game import Game
 from ggp.gdl.terms import Const, Term
 from ggp.reasoning.state_machine import State
@@ -257,7 +257,7 @@ class RTMM(TreeSearch):
                     solved = True
                     break
                 lookahead = max(int(self._t_min) + 1 - t_root, lookahead + self.step)
-        except SearchTimeout:
+        except (SearchTimeout, OutOfTime):  # our clock, or the reasoner's query cut
             pass
         finally:
             self.deadline = math.inf
