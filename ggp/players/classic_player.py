@@ -43,6 +43,7 @@ from ggp.errors import GameError, OutOfTime
 from ggp.game import Game
 from ggp.gdl.terms import Const, Term
 from ggp.players.base import MatchInfo, Observation
+from ggp.players.rts_players import rtmm_evaluator
 from ggp.players.state_tracker import StateTracker
 from ggp.reasoning.state_machine import State
 from ggp.search.classic.alphabeta import AlphaBeta
@@ -80,7 +81,9 @@ logger = logging.getLogger(__name__)
 UNCLOCKED_TIME_S = 1.0
 
 Algorithm = Literal["alphabeta", "pvs", "mtdf", "paranoid", "maxn", "mcts"]
-Evaluation = Literal["heuristic", "goal", "terminal", "rollout", "nn", "snake"]
+Evaluation = Literal[
+    "heuristic", "goal", "terminal", "rollout", "nn", "snake", "battlecity", "rts", "rts-cost"
+]
 
 #: The algorithms, as the registry names them, with a one-line summary each.
 ALGORITHMS: dict[Algorithm, str] = {
@@ -99,8 +102,9 @@ OPTIONS = {
     "time": "seconds per move at most (max_time_s; default: the whole clock, or "
     "1 s without a clock unless depth= or simulations= bounds the search)",
     "margin": "seconds kept before the deadline (margin_s; default 0.15)",
-    "eval": "leaf evaluation: heuristic, goal, terminal, rollout, nn or snake (the IDAPOS "
-    "Battlesnake heuristics) (default heuristic; mcts: rollout)",
+    "eval": "leaf evaluation: heuristic, goal, terminal, rollout, nn, snake (the IDAPOS "
+    "Battlesnake heuristics), battlecity, rts or rts-cost (the RTMM paper's evaluations of "
+    "games/rts/) (default heuristic; mcts: rollout)",
     "net": "checkpoint of the network for eval=nn (default checkpoints/GAME/latest.pt)",
     "utility": "own (the role's goal) or margin (its goal minus the best other's)",
     "c": "mcts: UCB1 exploration constant on 0..1 values (default 0.4)",
@@ -225,7 +229,8 @@ def make_evaluator(settings: ClassicSettings, game: Game, rng: np.random.Generat
     """The leaf evaluator ``settings`` ask for, for ``game``.
 
     Raises:
-        GameError: ``evaluation="nn"`` and no checkpoint fits the game.
+        GameError: ``evaluation="nn"`` and no checkpoint fits the game; a game-specific
+            evaluation (``snake``, ``battlecity``, ``rts``) for another game.
     """
     evaluation = settings.evaluation
     if evaluation == "heuristic":
@@ -240,6 +245,8 @@ def make_evaluator(settings: ClassicSettings, game: Game, rng: np.random.Generat
         if not any(p.name == "head" for p in game.base_propositions or ()):
             raise GameError("eval=snake values the Battlesnake games of games/battlesnake/ only")
         return SnakeHeuristicEvaluator(settings.snake_weights)
+    if evaluation in ("battlecity", "rts", "rts-cost"):
+        return rtmm_evaluator(evaluation, game)
     # The network plugs in here, from outside the search package.
     from ggp.nn.checkpoint import default_checkpoint, load_network
     from ggp.nn.net_evaluator import NetEvaluator

@@ -14,6 +14,7 @@ from ggp.errors import GameError
 from ggp.game import Game
 from ggp.match import run_match
 from ggp.players.base import MatchInfo
+from ggp.players.classic_player import make_evaluator, parse_options
 from ggp.players.registry import make_player
 from ggp.players.rts_players import RtmmPlayer, parse_rtmm_options
 from ggp.protocol.game_manager import RemotePlayer
@@ -211,6 +212,8 @@ def test_rush_attacks_an_adjacent_enemy_and_stochastic_plays_legal_moves() -> No
         ("rts/rts_8x8_melee.gdl", "rtsbot:rush", "rrtmm:time=0.02"),
         ("rts/battlecity_small.gdl", "rtsbot:follower", "rrtmm:time=0.02"),
         ("rts/battlecity_small.gdl", "rtmm:time=0.02", "rtsbot:random"),
+        ("rts/battlecity_small.gdl", "rtsbot:follower", "alphabeta:eval=battlecity,time=0.02"),
+        ("rts/rts_8x8_melee.gdl", "mcts:eval=rts,time=0.02", "rtsbot:rush"),
     ],
 )
 def test_games_between_the_search_and_the_bots_end_with_every_reply_legal_and_in_time(
@@ -275,3 +278,14 @@ def test_the_players_serve_a_game_manager(spec: str, tmp_path: Path) -> None:
     assert record.replacements == ()
     assert len(remote.latencies_s) == len(record.joint_moves)
     assert sorted(record.goals) in ([0, 100], [50, 50])
+
+
+def test_the_classic_searches_take_the_papers_evaluations() -> None:
+    rng = np.random.default_rng(0)
+    battlecity, melee = load("rts/battlecity_small.gdl"), load("rts/rts_8x8_melee.gdl")
+    settings = parse_options("alphabeta", "eval=battlecity")
+    assert isinstance(make_evaluator(settings, battlecity, rng), BattleCityEvaluator)
+    evaluator = make_evaluator(parse_options("mcts", "eval=rts-cost"), melee, rng)
+    assert isinstance(evaluator, RtsEvaluator) and not evaluator.hp_weighted
+    with pytest.raises(GameError, match="battlecity"):
+        make_evaluator(settings, melee, rng)
