@@ -23,12 +23,12 @@ Encoding (the state facts a reader of the files meets):
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
+
+from ggp.gdl.generated import comment_block, write_generated
 
 __all__ = [
     "Variant",
@@ -538,23 +538,20 @@ def _end(variant: Variant) -> Iterator[str]:
 
 def battlesnake_gdl(variant: Variant) -> str:
     """The GDL-II description of ``variant`` (comment block first)."""
-    header = "".join(f"; {line}".rstrip() + "\n" for line in _rules_text(variant).splitlines())
+    header = comment_block(_rules_text(variant))
     parts = [_static(variant), _setup(variant), _legal(variant), _turn(variant), _end(variant)]
     body = "\n".join(line for part in parts for line in part)
     return header + "\n" + body + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="write the Battlesnake GDL-II variants")
-    parser.add_argument("out", nargs="?", default="games/battlesnake", help="output folder")
-    args = parser.parse_args(argv)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    for variant in VARIANTS:
-        path = out / f"{variant.name}.gdl"
-        path.write_text(battlesnake_gdl(variant))
-        print(f"{path}: {variant.size}x{variant.size}, {variant.snakes} snakes")
-    return 0
+    files = (
+        (f"{v.name}.gdl", battlesnake_gdl(v), f"{v.size}x{v.size}, {v.snakes} snakes")
+        for v in VARIANTS
+    )
+    return write_generated(
+        argv, "write the Battlesnake GDL-II variants", "games/battlesnake", files
+    )
 
 
 if __name__ == "__main__":

@@ -20,10 +20,10 @@ paper's microRTS code, y grows downward).
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+
+from ggp.gdl.generated import comment_block, write_generated
 
 __all__ = [
     "BattleMap",
@@ -326,22 +326,14 @@ RULES = """\
 
 def battlecity_gdl(m: BattleMap) -> str:
     """The GDL description of map ``m`` (rules block first)."""
-    header = "".join(f"; {line}".rstrip() + "\n" for line in _rules_text(m).splitlines())
+    header = comment_block(_rules_text(m))
     body = "\n".join([*_static(m), *_init(m)])
     return header + "\n" + body + "\n\n" + RULES.format(max_steps=m.max_steps)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="write the BattleCity GDL maps")
-    parser.add_argument("out", nargs="?", default="games/rts", help="output folder")
-    args = parser.parse_args(argv)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    for m in MAPS:
-        path = out / f"battlecity_{m.name}.gdl"
-        path.write_text(battlecity_gdl(m))
-        print(f"{path}: {m.width}x{m.height}")
-    return 0
+    files = ((f"battlecity_{m.name}.gdl", battlecity_gdl(m), f"{m.width}x{m.height}") for m in MAPS)
+    return write_generated(argv, "write the BattleCity GDL maps", "games/rts", files)
 
 
 if __name__ == "__main__":

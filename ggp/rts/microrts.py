@@ -24,11 +24,11 @@ Encoding (the state facts a reader of the files meets):
 
 from __future__ import annotations
 
-import argparse
 import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
+
+from ggp.gdl.generated import comment_block, write_generated
 
 __all__ = [
     "UnitType",
@@ -461,22 +461,14 @@ def _rules(s: Scenario) -> Iterator[str]:
 
 def rts_gdl(s: Scenario) -> str:
     """The GDL description of scenario ``s`` (rules block first)."""
-    header = "".join(f"; {line}".rstrip() + "\n" for line in _rules_text(s).splitlines())
+    header = comment_block(_rules_text(s))
     body = "\n".join([*_static(s), *_init(s), "", *_rules(s)])
     return header + "\n" + body + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="write the 8x8 RTS GDL scenarios")
-    parser.add_argument("out", nargs="?", default="games/rts", help="output folder")
-    args = parser.parse_args(argv)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    for s in SCENARIOS:
-        path = out / f"rts_8x8_{s.name}.gdl"
-        path.write_text(rts_gdl(s))
-        print(f"{path}: {', '.join(s.types())}")
-    return 0
+    files = ((f"rts_8x8_{s.name}.gdl", rts_gdl(s), ", ".join(s.types())) for s in SCENARIOS)
+    return write_generated(argv, "write the 8x8 RTS GDL scenarios", "games/rts", files)
 
 
 if __name__ == "__main__":
