@@ -152,8 +152,17 @@ class NetEvaluator:
         self, game: Game, state: State, role: int, legal_moves: tuple[Term, ...], /
     ) -> FloatArray:
         """The :class:`~ggp.search.sampler.PolicyModel` seam: ``[len(legal_moves)]``."""
-        row: FloatArray = self.move_probabilities([state], role, legal_moves)[0]
-        return row
+        head = self.encoding.head_of(role)
+        entry = self._cache.get(state) if self._cache is not None else None
+        if head is None or entry is None:
+            row: FloatArray = self.move_probabilities([state], role, legal_moves)[0]
+            return row
+        probs = entry[1][head][self.encoding.move_indices(head, legal_moves)]
+        total = float(probs.sum())
+        if total > 0:
+            cached: FloatArray = probs / total
+            return cached
+        return np.full(len(legal_moves), 1.0 / len(legal_moves))
 
     def prepare(self, game: Game, states: Sequence[State], /) -> None:
         """The :class:`~ggp.search.sampler.PreparedPolicyModel` seam: predict ``states``

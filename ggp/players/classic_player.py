@@ -61,6 +61,7 @@ from ggp.search.classic.paranoid import Paranoid
 from ggp.search.classic.pvs import PVS
 from ggp.search.classic.results import SearchResult
 from ggp.search.evaluator import Evaluator, RolloutEvaluator
+from ggp.search.policy_models import PolicyModel
 
 __all__ = [
     "Algorithm",
@@ -107,7 +108,8 @@ OPTIONS = {
     "games/rts/) (default heuristic; mcts: rollout)",
     "net": "checkpoint of the network for eval=nn (default checkpoints/GAME/latest.pt)",
     "utility": "own (the role's goal) or margin (its goal minus the best other's)",
-    "c": "mcts: UCB1 exploration constant on 0..1 values (default 0.4)",
+    "c": "mcts: exploration constant on 0..1 values (UCB1's, default 0.4; with eval=nn the "
+    "network is also the prior and c is PUCT's, default 1.25)",
     "simulations": "mcts: simulations per move at most",
     "playouts": "eval=rollout: random playouts per leaf (default 1)",
     "weights": "eval=snake: the heuristic's weights, paper, tuned (found by ggp tune) or a "
@@ -130,7 +132,8 @@ class ClassicSettings:
             ``simulations`` is set).
         margin_s: Seconds kept before the deadline.
         utility: How two-sided searches score leaves for the player's role.
-        exploration: MCTS's UCB1 constant.
+        exploration: MCTS's exploration constant (None: UCB1's 0.4, or PUCT's 1.25 when
+            the network is the prior).
         simulations: MCTS's simulations per move at most (None: the clock decides).
         playouts: Random playouts per leaf for ``evaluation="rollout"``.
         snake_weights: The Battlesnake heuristic's weights for ``evaluation="snake"``.
@@ -143,7 +146,7 @@ class ClassicSettings:
     max_time_s: float | None = None
     margin_s: float = 0.15
     utility: Utility = "own"
-    exploration: float = 0.4
+    exploration: float | None = None
     simulations: int | None = None
     playouts: int = 1
     snake_weights: SnakeWeights = field(default_factory=lambda: snake_weights(DEFAULT_WEIGHTS_SPEC))
@@ -265,10 +268,15 @@ def _make_search(
 ) -> TreeSearch | MCTS:
     algorithm = settings.algorithm
     if algorithm == "mcts":
-        mcts_settings = MCTSSettings(
-            exploration=settings.exploration, max_simulations=settings.simulations
-        )
-        return MCTS(game, role, evaluator, mcts_settings, rng)
+        # The network is the prior too (PUCT, as AlphaZero); other evaluators: UCB1.
+        prior = cast(PolicyModel, evaluator) if settings.evaluation == "nn" else None
+        mcts_settings = MCTSSettings(max_simulations=settings.simulations)
+        c = settings.exploration
+        if c is not None and prior is not None:
+            mcts_settings = replace(mcts_settings, prior_exploration=c)
+        elif c is not None:
+            mcts_settings = replace(mcts_settings, exploration=c)
+        return MCTS(game, role, evaluator, mcts_settings, rng, prior=prior)
     if algorithm == "maxn":
         return MaxN(game, role, evaluator)
     if algorithm == "paranoid":

@@ -32,6 +32,10 @@ def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
+#: The settings with a fixed set of values.
+_CHOICES = {"backend": ["process", "ray", "inline"], "search": ["auto", "cfr", "mcts"]}
+
+
 def _add_setting_flags(parser: argparse.ArgumentParser) -> None:
     """One flag per :class:`TrainConfig` field (default None: not given)."""
     group = parser.add_argument_group(
@@ -42,11 +46,11 @@ def _add_setting_flags(parser: argparse.ArgumentParser) -> None:
     for f in fields(TrainConfig):
         default = getattr(defaults, f.name)
         help_text = f"{docs.get(f.name, '')} (default {default})"
-        if f.name == "backend":
+        if f.name in _CHOICES:
             group.add_argument(
                 _flag(f.name),
                 dest=f.name,
-                choices=["process", "ray", "inline"],
+                choices=_CHOICES[f.name],
                 default=None,
                 help=help_text,
             )

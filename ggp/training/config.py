@@ -64,6 +64,12 @@ class TrainConfig:
         min_buffer: Positions needed before training starts.
         value_weight: Weight of the value loss (binary cross-entropy on goal / 100).
         policy_weight: Weight of the policy loss (cross-entropy with the CFR policy).
+        search: The self-play search: ``cfr`` (CFR-D on sampled histories, the published
+            loop), ``mcts`` (PUCT guided by the network, for games where every role sees
+            every move and so knows the state) or ``auto`` (``mcts`` where the game's
+            moves are public, else ``cfr``).
+        simulations: MCTS simulations per self-play step (``search`` mcts).
+        root_noise: Weight of Dirichlet noise in the root's priors (``search`` mcts).
         samples: Histories sampled per decision to root the CFR tree at.
         max_depth: Deepest CFR tree in self-play, in steps.
         max_nodes: Node budget of a self-play CFR tree.
@@ -96,6 +102,9 @@ class TrainConfig:
     min_buffer: int = 256
     value_weight: float = 1.0
     policy_weight: float = 1.0
+    search: str = "auto"
+    simulations: int = 200
+    root_noise: float = 0.25
     samples: int = 8
     max_depth: int = 4
     max_nodes: int = 6000
@@ -120,10 +129,18 @@ class TrainConfig:
         for name in ("games_per_task", "blocks", "batch_size", "buffer_size", "samples"):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be >= 1")
-        for name in ("max_depth", "max_nodes", "iterations"):
+        if self.search not in ("auto", "cfr", "mcts"):
+            problems.append(f"search must be auto, cfr or mcts, not {self.search!r}")
+        for name in ("max_depth", "max_nodes", "iterations", "simulations"):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be >= 1")
-        for name in ("uniform_mix", "true_value_weight", "explore", "final_lr_fraction"):
+        for name in (
+            "uniform_mix",
+            "true_value_weight",
+            "explore",
+            "final_lr_fraction",
+            "root_noise",
+        ):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 problems.append(f"{name} must be in 0..1")
         if problems:

@@ -18,7 +18,7 @@ from ggp.players.base import MatchInfo, Observation, Player
 from ggp.players.classic_player import ALGORITHMS, ClassicPlayer, parse_options
 from ggp.players.random_player import RandomPlayer
 from ggp.players.registry import make_player, player_names, split_specs
-from ggp.search.classic import HeuristicEvaluator
+from ggp.search.classic import MCTS, HeuristicEvaluator
 
 from conftest import GAMES, SHARED, requires_shared
 
@@ -229,6 +229,25 @@ def test_the_network_plugs_in_as_leaf_evaluator() -> None:
     assert type(player.load(game)).__name__ == "NetEvaluator"
     other = RandomPlayer(np.random.default_rng(1))
     _play(game, {"p1": player, "p2": other}, 0)
+
+
+def test_mcts_with_the_network_takes_it_as_prior_too() -> None:
+    game = Game.from_file(GAMES / "meier.gdl")
+    player = make_player("mcts:eval=nn,simulations=50", np.random.default_rng(0), game)
+    assert isinstance(player, ClassicPlayer)
+    player.start(MatchInfo("m", game, game.role("p1")))
+    search = player._search
+    assert isinstance(search, MCTS) and search.prior is player.load(game)
+    assert search.settings.prior_exploration == 1.25
+    _play(game, {"p1": player, "p2": RandomPlayer(np.random.default_rng(1))}, 0)
+    tuned = make_player("mcts:eval=nn,c=2", np.random.default_rng(0), game)
+    plain = make_player("mcts:c=0.7", np.random.default_rng(0), game)
+    for spec_player, c, prior in ((tuned, 2.0, True), (plain, 0.7, False)):
+        assert isinstance(spec_player, ClassicPlayer)
+        spec_player.start(MatchInfo("m", game, game.role("p1")))
+        made = spec_player._search
+        assert isinstance(made, MCTS) and (made.prior is not None) == prior
+        assert (made.settings.prior_exploration if prior else made.settings.exploration) == c
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,7 @@ from ggp.nn.model import NetShape, PolicyValueNet
 from ggp.nn.net_evaluator import NetEvaluator
 from ggp.training.config import ConfigError, TrainConfig, game_settings_file, load_config
 from ggp.training.replay import ReplayBuffer
-from ggp.training.selfplay import play_selfplay_game
+from ggp.training.selfplay import play_selfplay_game, selfplay_search
 from ggp.training.trainer import Trainer, TrainingError
 from ggp.training.workers import SelfPlayTask, WorkerPool, run_selfplay, weights_of
 
@@ -49,6 +49,7 @@ TINY = TrainConfig(
     eval_every_games=10,
     eval_time_s=0.02,
     checkpoint_every_s=1000,
+    simulations=16,
 )
 
 
@@ -310,6 +311,45 @@ def test_selfplay_where_the_rules_hide_legal_moves() -> None:
         assert result.positions.has_policy[1, player]
         # The target covers only the moves legal whatever the hidden coin.
         assert row[columns].sum() == pytest.approx(1.0)
+
+
+def test_mcts_selfplay_targets_are_the_root_visits() -> None:
+    game = load(GAMES / "tictactoe.gdl")
+    encoding = GameEncoding(game)
+    net = PolicyValueNet(NetShape.for_encoding(encoding), torch.Generator().manual_seed(0))
+    config = TINY.replace(search="mcts", simulations=32)
+    result = play_selfplay_game(game, NetEvaluator(net, encoding), config, np.random.default_rng(3))
+    positions = result.positions
+    assert result.decisions == result.steps > 4  # one mover every step
+    offsets = np.concatenate([[0], np.cumsum(encoding.policy_sizes)])
+    for step in range(result.steps):
+        mover = step % 2  # xplayer moves first
+        head = encoding.head_of(mover)
+        assert head is not None
+        assert positions.has_policy[step].tolist() == [h == head for h in range(2)]
+        row = positions.policy[step, offsets[head] : offsets[head + 1]]
+        legal = positions.legal[step, offsets[head] : offsets[head + 1]]
+        assert row.sum() == pytest.approx(1.0) and not row[~legal].any()
+        other = positions.policy[step, offsets[1 - head] : offsets[2 - head]]
+        assert not other.any()
+    outcome = np.asarray(result.goals, dtype=np.float32) / 100
+    assert np.allclose(positions.value, outcome)
+    net2 = PolicyValueNet(NetShape.for_encoding(encoding), torch.Generator().manual_seed(0))
+    again = play_selfplay_game(game, NetEvaluator(net2, encoding), config, np.random.default_rng(3))
+    assert np.array_equal(again.positions.policy, positions.policy)  # seeded: reproducible
+
+
+def test_selfplay_search_follows_what_the_roles_see() -> None:
+    tictactoe, monty = load(GAMES / "tictactoe.gdl"), load(MONTY)
+    assert selfplay_search(tictactoe, TINY) == "mcts"  # moves public: the state is known
+    assert selfplay_search(monty, TINY) == "cfr"  # sees rules: sample histories
+    assert selfplay_search(tictactoe, TINY.replace(search="cfr")) == "cfr"
+    encoding = GameEncoding(monty)
+    evaluator = NetEvaluator(PolicyValueNet(NetShape.for_encoding(encoding)), encoding)
+    with pytest.raises(GameError, match="moves are public"):
+        play_selfplay_game(monty, evaluator, TINY.replace(search="mcts"), np.random.default_rng(0))
+    with pytest.raises(ConfigError, match="search must be auto, cfr or mcts"):
+        TINY.replace(search="alphabeta")
 
 
 @requires_shared

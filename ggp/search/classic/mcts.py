@@ -29,6 +29,14 @@ Details:
   the root is proven. Nodes where several players choose at once are never proven.
 - The move played: the root role's most visited move, among those not proven or seen
   worse than its best proven move; at a proven root, the proven best move.
+- With a ``prior`` (a :class:`~ggp.search.policy_models.PolicyModel`, e.g. the trained
+  network), selection is PUCT instead of UCB1 (Silver et al., *A general reinforcement
+  learning algorithm that masters chess, shogi, and Go through self-play*, Science 2018,
+  https://doi.org/10.1126/science.aar6404): each chooser maximises
+  ``Q + c * P * sqrt(N) / (1 + n)``, ``P`` its prior for the move, ``Q`` the move's mean
+  value (the node's mean for a move not tried yet), ``c`` :attr:`MCTSSettings.prior_exploration`.
+  :attr:`MCTSSettings.root_noise` mixes Dirichlet noise into the root's priors (self-play
+  exploration); :meth:`MCTS.root_visits` gives the visit counts (the policy targets).
 """
 
 from __future__ import annotations
@@ -47,6 +55,7 @@ from ggp.reasoning.state_machine import State
 from ggp.search.classic.results import SearchResult
 from ggp.search.classic.sequential import SequentialGame, StepInfo
 from ggp.search.evaluator import Evaluator, RolloutEvaluator
+from ggp.search.policy_models import PolicyModel
 
 __all__ = ["MCTS", "MCTSSettings"]
 
@@ -74,6 +83,10 @@ class MCTSSettings:
             proven root or ``max_nodes`` stop it).
         solver: Prove values where at most one player chooses (module docstring).
         max_nodes: Tree nodes kept; a larger tree is dropped before the next move.
+        prior_exploration: PUCT's ``c`` (used with a prior; module docstring).
+        root_noise: With a prior, the weight of Dirichlet noise in the root's priors
+            (0: none; AlphaZero's 0.25).
+        noise_alpha: The Dirichlet noise's concentration (AlphaZero's 0.3 for chess).
     """
 
     exploration: float = 0.4
@@ -81,12 +94,33 @@ class MCTSSettings:
     max_simulations: int | None = None
     solver: bool = True
     max_nodes: int = 300_000
+    prior_exploration: float = 1.25
+    root_noise: float = 0.0
+    noise_alpha: float = 0.3
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.root_noise <= 1.0:
+            raise ValueError(f"root_noise must be in 0..1, not {self.root_noise}")
+        if self.noise_alpha <= 0 or self.prior_exploration < 0 or self.batch_size < 1:
+            raise ValueError(
+                "noise_alpha must be > 0, prior_exploration >= 0 and batch_size >= 1, not "
+                f"{self.noise_alpha}, {self.prior_exploration}, {self.batch_size}"
+            )
 
 
 class _Node:
     """A state in the tree: per-role move statistics, children by joint position."""
 
-    __slots__ = ("info", "visits", "value_sum", "counts", "totals", "children", "proven")
+    __slots__ = (
+        "info",
+        "visits",
+        "value_sum",
+        "counts",
+        "totals",
+        "priors",
+        "children",
+        "proven",
+    )
 
     def __init__(self, info: StepInfo, roles: int) -> None:
         self.info = info
@@ -94,6 +128,7 @@ class _Node:
         self.value_sum = [0.0] * roles
         self.counts: dict[int, list[int]] | None = None  # role -> visits per move
         self.totals: dict[int, list[float]] | None = None  # role -> value sum per move
+        self.priors: dict[int, list[float]] | None = None  # role -> prior per move (PUCT)
         self.children: dict[int, _Node] = {}
         self.proven: Vector | None = _goals_vector(info) if info.terminal else None
 
@@ -112,7 +147,8 @@ class MCTS:
         evaluator: Values new leaves (default: one random playout each).
         settings: Search settings.
         rng: The source of randomness (UCB ties among unvisited moves, chance moves,
-            the default playouts).
+            the default playouts, root noise).
+        prior: Move probabilities for PUCT selection (module docstring); None: UCB1.
 
     Example:
         >>> import numpy as np
@@ -133,8 +169,10 @@ class MCTS:
         evaluator: Evaluator | None = None,
         settings: MCTSSettings | None = None,
         rng: np.random.Generator | None = None,
+        prior: PolicyModel | None = None,
     ) -> None:
         self.game = game
+        self.prior = prior
         self.view = SequentialGame(game, role)
         self.role = self.view.role
         self.me = self.view.me
@@ -144,6 +182,7 @@ class MCTS:
             evaluator if evaluator is not None else RolloutEvaluator(1, self.rng)
         )
         self._nodes: dict[State, _Node] = {}
+        self._noisy: tuple[_Node, dict[int, list[float]]] | None = None  # root, its priors
         self.simulations = 0
         self.steps = 0  # tree nodes traversed, in all
         self.evaluations = 0
@@ -169,6 +208,7 @@ class MCTS:
         if root.info.terminal:
             raise GameError("cannot search a terminal state")
         self._expand(root)
+        self._noisy = self._root_noise(root)
         limit = max_simulations if max_simulations is not None else self.settings.max_simulations
         simulations = 0
         steps_before = self.steps
@@ -210,6 +250,19 @@ class MCTS:
     def new_move(self) -> None:
         """Nothing to age: the tree is kept (it drops itself when too large)."""
 
+    def root_visits(self, state: State) -> dict[int, tuple[tuple[Term, ...], tuple[int, ...]]]:
+        """For each role with a choice in ``state`` (chance aside): its legal moves and
+        the visits each got, after :meth:`search` from ``state``.
+
+        Raises:
+            GameError: ``state`` has not been searched.
+        """
+        node = self._nodes.get(state)
+        if node is None or node.counts is None or node.info.expansion is None:
+            raise GameError("root_visits needs a state that was searched")
+        legal = node.info.expansion.legal
+        return {r: (legal[r], tuple(counts)) for r, counts in node.counts.items()}
+
     # ----------------------------------------------------------------- tree
 
     def _node(self, state: State) -> _Node:
@@ -226,6 +279,28 @@ class MCTS:
         choosers = [r for r in node.info.order if r != self.view.random_index]
         node.counts = {r: [0] * len(expansion.legal[r]) for r in choosers}
         node.totals = {r: [0.0] * len(expansion.legal[r]) for r in choosers}
+        if self.prior is not None:
+            node.priors = {}
+            for r in choosers:
+                weights = np.asarray(
+                    self.prior(self.game, node.info.state, r, expansion.legal[r]), dtype=float
+                )
+                total = float(weights.sum())
+                node.priors[r] = (
+                    (weights / total).tolist() if total > 0 else [1.0 / len(weights)] * len(weights)
+                )
+
+    def _root_noise(self, root: _Node) -> tuple[_Node, dict[int, list[float]]] | None:
+        """The root's priors with Dirichlet noise mixed in (None without noise)."""
+        eps = self.settings.root_noise
+        if eps <= 0 or root.priors is None:
+            return None
+        alpha = self.settings.noise_alpha
+        noisy = {}
+        for r, priors in root.priors.items():
+            noise = self.rng.dirichlet([alpha] * len(priors))
+            noisy[r] = [(1 - eps) * p + eps * float(n) for p, n in zip(priors, noise, strict=True)]
+        return root, noisy
 
     def _batch(self, root: _Node, size: int, deadline: float) -> int:
         """Run ``size`` simulations; returns the deepest selection (steps)."""
@@ -292,6 +367,9 @@ class MCTS:
         log_visits = math.log(max(node.visits, 1))
         c = self.settings.exploration
         single = len(counts) == 1 and self.settings.solver
+        priors = node.priors
+        if priors is not None and self._noisy is not None and self._noisy[0] is node:
+            priors = self._noisy[1]
         position = 0
         picks: list[int] = []
         for r, role_counts in counts.items():
@@ -301,8 +379,9 @@ class MCTS:
                 open_moves = [i for i in allowed if self._move_value(node, r, i) is None]
                 if open_moves:
                     allowed = open_moves  # type: ignore[assignment]
-            unvisited = [i for i in allowed if role_counts[i] == 0]
-            if unvisited:
+            if priors is not None:
+                choice = self._puct(node, r, allowed, priors[r])
+            elif unvisited := [i for i in allowed if role_counts[i] == 0]:
                 choice = unvisited[int(self.rng.integers(len(unvisited)))]
             else:
                 choice = max(
@@ -318,6 +397,24 @@ class MCTS:
         if chance >= 0 and chance in info.order:
             position += int(self.rng.integers(len(legal[chance]))) * strides[chance]
         return tuple(picks), position
+
+    def _puct(self, node: _Node, r: int, allowed: range | list[int], priors: list[float]) -> int:
+        """Role ``r``'s move at ``node`` by PUCT (module docstring)."""
+        counts = node.counts
+        totals = node.totals
+        assert counts is not None and totals is not None
+        role_counts, role_totals = counts[r], totals[r]
+        tried = sum(role_counts)
+        first = node.value_sum[r] / (MAX_GOAL * node.visits) if node.visits else 0.5
+        scale = self.settings.prior_exploration * math.sqrt(max(tried, 1))
+        best, best_score = -1, -math.inf
+        for i in allowed:
+            n = role_counts[i]
+            q = role_totals[i] / (MAX_GOAL * n) if n else first
+            score = q + scale * priors[i] / (1 + n)
+            if score > best_score:
+                best, best_score = i, score
+        return best
 
     def _backup(
         self, path: list[tuple[_Node, tuple[int, ...], int]], leaf: _Node, value: Vector

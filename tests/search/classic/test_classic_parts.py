@@ -27,8 +27,10 @@ from ggp.search.classic import (
     TreeSearch,
     iterative_deepening,
 )
+from ggp.search.classic.mcts import MCTSSettings
 from ggp.search.classic.ordering import HistoryTable, order_moves
 from ggp.search.classic.tt import INFINITY
+from ggp.search.policy_models import UniformPolicy
 
 from conftest import GAMES, SHARED, requires_shared
 
@@ -352,3 +354,89 @@ def test_mcts_is_reproducible_with_a_seed(tictactoe: Game) -> None:
         for _ in range(2)
     ]
     assert moves[0] == moves[1]
+
+
+# --------------------------------------------------------------------------- MCTS with a prior
+
+
+class _FavourPolicy:
+    """All of a role's prior on one move (when legal), the rest spread thinly."""
+
+    def __init__(self, move: str) -> None:
+        self.move = move
+
+    def __call__(
+        self, game: Game, state: object, role: int, legal_moves: tuple[object, ...], /
+    ) -> np.ndarray:
+        weights = np.full(len(legal_moves), 0.001)
+        for i, move in enumerate(legal_moves):
+            if str(move) == self.move:
+                weights[i] = 1.0
+        return weights
+
+
+def _after(game: Game, moves: list[tuple[str, str]]) -> object:
+    state = game.initial_state()
+    for joint in moves:
+        state = game.next_state(state, joint)
+    return state
+
+
+def test_puct_finds_the_win_and_counts_every_simulation_at_the_root(tictactoe: Game) -> None:
+    # x: (1 1) (2 2); o: (1 2) (1 3); x to move wins with (3 3).
+    state = _after(
+        tictactoe,
+        [
+            ("(mark 1 1)", "noop"),
+            ("noop", "(mark 1 2)"),
+            ("(mark 2 2)", "noop"),
+            ("noop", "(mark 1 3)"),
+        ],
+    )
+    search = MCTS(
+        tictactoe,
+        "xplayer",
+        settings=MCTSSettings(solver=False),
+        rng=np.random.default_rng(0),
+        prior=UniformPolicy(),
+    )
+    result = search.search(state, max_simulations=400)
+    assert str(result.move) == "(mark 3 3)"
+    visits = search.root_visits(state)
+    assert list(visits) == [0]  # only x chooses
+    moves, counts = visits[0]
+    assert moves == tictactoe.legal_moves(state, "xplayer") and sum(counts) == 400
+    assert max(counts) == counts[moves.index(tictactoe.term("(mark 3 3)"))]
+
+
+def test_the_prior_steers_the_visits_and_noise_spreads_them(tictactoe: Game) -> None:
+    state = tictactoe.initial_state()
+
+    def visits(noise: float, seed: int) -> tuple[int, ...]:
+        search = MCTS(
+            tictactoe,
+            "xplayer",
+            settings=MCTSSettings(solver=False, root_noise=noise),
+            rng=np.random.default_rng(seed),
+            prior=_FavourPolicy("(mark 3 1)"),
+        )
+        search.search(state, max_simulations=60)
+        moves, counts = search.root_visits(state)[0]
+        assert sum(counts) == 60
+        return counts[moves.index(tictactoe.term("(mark 3 1)"))], sum(1 for c in counts if c)
+
+    favoured, tried = visits(0.0, 0)
+    assert favoured >= 45 and tried <= 3  # UCB1 would try all 9 moves first
+    noisy = [visits(0.5, seed) for seed in range(4)]
+    assert all(count < favoured for count, _ in noisy)
+    assert visits(0.5, 7) == visits(0.5, 7)  # the noise comes from the seeded generator
+
+
+def test_root_visits_need_a_searched_state_and_settings_are_checked(tictactoe: Game) -> None:
+    search = MCTS(tictactoe, "xplayer", rng=np.random.default_rng(0), prior=UniformPolicy())
+    with pytest.raises(GameError, match="searched"):
+        search.root_visits(tictactoe.initial_state())
+    with pytest.raises(ValueError, match="root_noise"):
+        MCTSSettings(root_noise=1.5)
+    with pytest.raises(ValueError, match="noise_alpha"):
+        MCTSSettings(noise_alpha=0.0)
