@@ -8,7 +8,7 @@ standard rules without food spawning) and, for comparison, in the shipped game w
 spawn roll. Prints one row per game, spec and model: mean / max depth, nodes/s, and the
 slowest move.
 
-    python benchmarks/bench_battlesnake.py [--clock 0.4] [--games 4] [--every 5]
+    python benchmarks/bench_battlesnake.py [--clock 0.4] [--games 4] [--every 5] [--only-idapos]
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ from ggp.players.idapos_player import IdaposPlayer
 from ggp.players.registry import make_player
 
 GAMES = Path(__file__).resolve().parents[1] / "games" / "battlesnake"
+#: IDAPOS as it plays, and without its pruning of certainly fatal moves.
+IDAPOS_SPECS = ("idapos:margin=0", "idapos:margin=0,prune=no")
 SPECS = {
     2: ("alphabeta:eval=snake", "pvs:eval=snake"),
     4: ("maxn:eval=snake", "paranoid:eval=snake"),
@@ -78,9 +80,9 @@ def classic_row(
     )
 
 
-def idapos_row(name: str, game: Game, boards: list[Board], clock: float) -> str:
+def idapos_row(name: str, spec: str, game: Game, boards: list[Board], clock: float) -> str:
     """IDAPOS's row: the depth of its last finished round and its nodes/s."""
-    player = make_player("idapos:margin=0", np.random.default_rng(0), game)
+    player = make_player(spec, np.random.default_rng(0), game)
     assert isinstance(player, IdaposPlayer)
     player.start(MatchInfo("bench", game, game.roles[0]))
     depths, rates, simulated, slowest = [], [], [], 0.0
@@ -93,7 +95,7 @@ def idapos_row(name: str, game: Game, boards: list[Board], clock: float) -> str:
         simulated.append(player.last_played_out[-1] if player.last_played_out else 1)
         rates.append(player.last_nodes / seconds)
     return (
-        f"| {name} | idapos (simulated snakes at the last depth: mean "
+        f"| {name} | {spec} (simulated snakes at the last depth: mean "
         f"{statistics.mean(simulated):.1f}) | no spawns, rest frozen | {len(depths)} "
         f"| {statistics.mean(depths):.1f} / {max(depths)} "
         f"| {statistics.mean(rates):,.0f} | {slowest:.3f} |"
@@ -105,6 +107,7 @@ def main() -> None:
     parser.add_argument("--clock", type=float, default=0.4)
     parser.add_argument("--games", type=int, default=4)
     parser.add_argument("--every", type=int, default=5)
+    parser.add_argument("--only-idapos", action="store_true", help="skip the classic specs")
     args = parser.parse_args()
     print("| game | spec | model | moves | depth mean / max | nodes/s | slowest move s |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
@@ -117,10 +120,11 @@ def main() -> None:
             "no spawns": search_game(11, variant.snakes),
             "shipped": shipped,
         }
-        for spec in SPECS[variant.snakes]:
+        for spec in () if args.only_idapos else SPECS[variant.snakes]:
             for label, game in models.items():
                 print(classic_row(variant.name, spec, label, game, boards, args.clock), flush=True)
-        print(idapos_row(variant.name, shipped, boards, args.clock), flush=True)
+        for spec in IDAPOS_SPECS:
+            print(idapos_row(variant.name, spec, shipped, boards, args.clock), flush=True)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,18 @@ weights' sizes, so values stay in range); with more snakes each live snake's heu
 relative to the mean over all snakes, as the code's max^n vector does, scaled the same way.
 Its weights are a :class:`~ggp.battlesnake.weights.SnakeWeights` (the paper's, tuned ones,
 or a file's: :func:`~ggp.battlesnake.weights.snake_weights`).
-Eliminated snakes keep the goal the rules give them so far.
+
+The paper's own-death penalty (REFERENCE-SEARCH.md 2.5, 2.6: a snake accepts a mutual
+kill only when every alternative loses): a live snake's value is squeezed into
+[:data:`LIVE_LOW`, :data:`LIVE_HIGH`] and an eliminated snake's is its goal so far times
+:data:`DEAD_SCALE` (at most 10), so any death ranks below any live position and among
+deaths the better placement still ranks higher. The evaluator values terminal states too
+(:class:`~ggp.search.evaluator.TerminalEvaluator`): survivors keep their goals (a win,
+100, above every live value), the eliminated get the dead scale. Without it a duel's draw
+by head-on collision (goal 50 each) was worth as much as an even position, and a snake
+behind took it. As in the paper's code, the turn breaks ties (:data:`TURN_WEIGHT` a turn,
+less than any difference of placement): a death is worth a little more the later it
+comes, a win a little more the sooner.
 """
 
 from __future__ import annotations
@@ -43,6 +54,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from ggp.battlesnake.board import Board, Point, distances, neighbours, read_board
 from ggp.battlesnake.weights import PAPER_WEIGHTS, DuelWeights, MultiWeights, SnakeWeights
@@ -228,6 +240,19 @@ def multi_heuristic(
     return _weighted(weights, multi_terms(board, me, fill))
 
 
+#: The range of a live snake's value (module docstring: the own-death penalty).
+LIVE_LOW, LIVE_HIGH = 10.0, 90.0
+#: An eliminated snake's value is its goal times this (below :data:`LIVE_LOW`).
+DEAD_SCALE = 0.1
+#: Per turn played: added to an eliminated snake's value, taken from a survivor's at the
+#: end (die late, win early; 1,000 turns move a value by less than one placement).
+TURN_WEIGHT = 1e-4
+
+
+def _dead_value(goal: float, turn: int) -> float:
+    return DEAD_SCALE * goal + TURN_WEIGHT * min(turn, 9_999)
+
+
 class SnakeHeuristicEvaluator:
     """The heuristics as goal values 0..100 per role (module docstring).
 
@@ -251,27 +276,62 @@ class SnakeHeuristicEvaluator:
             board = read_board(game, state)
             values[b] = goals
             live = [i for i, s in enumerate(board.snakes) if s is not None]
-            if len(live) < 2:
-                continue
-            if len(live) == 2:
-                scale = _scale(self.weights.duel)
-                h = duel_heuristic(board, live[0], live[1], self.weights.duel)
-                first, second = 50.0 + 50.0 * h / scale, 50.0 - 50.0 * h / scale
-                values[b, snakes[live[0]]], values[b, snakes[live[1]]] = first, second
-                if len(board.snakes) > 2:
-                    # the two contenders share what the eliminated snakes left them
-                    out = [i for i in range(len(board.snakes)) if i not in live]
-                    low = max(goals[snakes[i]] for i in out)
-                    for i in live:
-                        values[b, snakes[i]] = low + (100 - low) * values[b, snakes[i]] / 100
-                continue
+            self._heuristic(board, goals, live, snakes, values[b])
+            for i in range(len(board.snakes)):
+                v = values[b, snakes[i]]
+                values[b, snakes[i]] = (
+                    LIVE_LOW + (LIVE_HIGH - LIVE_LOW) * v / 100.0
+                    if i in live
+                    else _dead_value(v, board.turn)
+                )
+        return LeafEstimate(values)
+
+    def terminal_values(self, game: Game, states: Sequence[State]) -> LeafEstimate:
+        """The :class:`~ggp.search.evaluator.TerminalEvaluator` seam: survivors keep
+        their goals, eliminated snakes get :data:`DEAD_SCALE` times theirs (the turn
+        breaking ties: module docstring)."""
+        roles = game.roles
+        snakes = [i for i, r in enumerate(roles) if r != game.random_role]
+        values = np.zeros((len(states), len(roles)), dtype=np.float64)
+        for b, state in enumerate(states):
+            values[b] = game.goals(state)
+            board = read_board(game, state)
+            turn = min(board.turn, 9_999)
+            for i, snake in enumerate(board.snakes):
+                goal = values[b, snakes[i]]
+                values[b, snakes[i]] = (
+                    _dead_value(goal, turn) if snake is None else goal - TURN_WEIGHT * turn
+                )
+        return LeafEstimate(values)
+
+    def _heuristic(
+        self,
+        board: Board,
+        goals: tuple[int, ...],
+        live: list[int],
+        snakes: list[int],
+        row: npt.NDArray[np.float64],
+    ) -> None:
+        """Write the live snakes' heuristic values (0..100) into ``row`` (``[R]``);
+        with fewer than two alive, leave it as it is."""
+        if len(live) == 2:
+            scale = _scale(self.weights.duel)
+            h = duel_heuristic(board, live[0], live[1], self.weights.duel)
+            row[snakes[live[0]]] = 50.0 + 50.0 * h / scale
+            row[snakes[live[1]]] = 50.0 - 50.0 * h / scale
+            if len(board.snakes) > 2:
+                # the two contenders share what the eliminated snakes left them
+                out = [i for i in range(len(board.snakes)) if i not in live]
+                low = max(goals[snakes[i]] for i in out)
+                for i in live:
+                    row[snakes[i]] = low + (100 - low) * row[snakes[i]] / 100
+        elif len(live) > 2:
             fill = adversarial_fill(board)
             scale = _scale(self.weights.multi)
             phi = {i: multi_heuristic(board, i, fill, self.weights.multi) for i in live}
             mean = sum(phi.values()) / len(board.snakes)
             for i in live:
-                values[b, snakes[i]] = min(100.0, max(0.0, 50.0 + 50.0 * (phi[i] - mean) / scale))
-        return LeafEstimate(values)
+                row[snakes[i]] = min(100.0, max(0.0, 50.0 + 50.0 * (phi[i] - mean) / scale))
 
     def __repr__(self) -> str:
         return f"SnakeHeuristicEvaluator({self.weights!r})"

@@ -38,6 +38,7 @@ __all__ = [
     "aggressive_move",
     "tail_chaser_move",
     "blocked_cells",
+    "certainly_fatal",
 ]
 
 #: The reflex policy's order of moves (its tie-break).
@@ -77,19 +78,33 @@ def _last_direction(body: tuple[Point, ...]) -> str | None:
     return None
 
 
+def certainly_fatal(board: Board, index: int) -> frozenset[str]:
+    """The moves that certainly kill snake ``index``: off the board, or into its own body
+    other than a tail that moves away (the paper code's "certainly fatal" moves, which the
+    reflex policy scores -1000 and IDAPOS does not search)."""
+    me = board.snakes[index]
+    assert me is not None, "an eliminated snake has no move"
+    own_body = set(me.body[1:-1]) if me.body[-1] != me.body[-2] else set(me.body[1:])
+    return frozenset(
+        move
+        for move in REFLEX_ORDER
+        if not _on_board(board, cell := _step(me.head, move)) or cell in own_body
+    )
+
+
 def reflex_move(board: Board, index: int) -> str:
     """The reflex policy's move for snake ``index`` (see the module docstring)."""
     me = board.snakes[index]
     assert me is not None, "an eliminated snake has no move"
     head, length = me.head, len(me.body)
     last = _last_direction(me.body)
-    own_body = set(me.body[1:-1]) if me.body[-1] != me.body[-2] else set(me.body[1:])
+    fatal = certainly_fatal(board, index)
     others = [s for i, s in enumerate(board.snakes) if s is not None and i != index]
     other_cells = {c for s in others for c in s.body}
     best, best_score = REFLEX_ORDER[0], float("-inf")
     for move in REFLEX_ORDER:
         cell = _step(head, move)
-        if not _on_board(board, cell) or cell in own_body:
+        if move in fatal:
             score = -1000.0
         else:
             prox = 0.0

@@ -20,10 +20,17 @@ inside the tree, and the fact ``(frozen S)``):
 - the move of the last finished depth is played; the search stops at the deadline less the
   margin. With no depth finished, the reflex policy's move.
 
-Not (yet) as in the paper: its extra penalty for our own death in max^n, pruning of
-certainly fatal moves, and terminal scores by the reason of death.
+- as the paper's code, the searches skip every simulated snake's certainly fatal moves
+  (off the board, into its own body: :func:`~ggp.battlesnake.reflex.certainly_fatal`)
+  while it has another (``prune=no`` searches them); the own-death penalty is the
+  evaluator's (:mod:`ggp.battlesnake.heuristics`: any death ranks below any live position,
+  survivors keep their goals; the turn breaks ties: die late, win early).
 
-Options (``idapos:KEY=VALUE,...``): ``mask=reflex|freeze|remove``, ``depth=N`` (deepest round),
+Not (yet) as in the paper: terminal scores by the reason of death (the state does not
+record it), and its +2000 to every other snake's max^n score once ours is dead.
+
+Options (``idapos:KEY=VALUE,...``): ``mask=reflex|freeze|remove``, ``prune=yes|no``,
+``depth=N`` (deepest round),
 ``margin=S`` (seconds kept before the deadline, default 0.1), ``weights=W`` (the heuristic's
 weights: ``paper``, ``tuned`` (found by ``ggp tune``) or a weights file; default
 :data:`~ggp.battlesnake.weights.DEFAULT_WEIGHTS_SPEC`).
@@ -47,7 +54,7 @@ import numpy as np
 
 from ggp.battlesnake.board import Board, board_size, board_state, read_board, search_game
 from ggp.battlesnake.heuristics import SnakeHeuristicEvaluator
-from ggp.battlesnake.reflex import reflex_move
+from ggp.battlesnake.reflex import certainly_fatal, reflex_move
 from ggp.battlesnake.weights import DEFAULT_WEIGHTS_SPEC, SnakeWeights, snake_weights
 from ggp.collector import collect_frozen, collector_paused
 from ggp.errors import GameError, OutOfTime
@@ -59,7 +66,7 @@ from ggp.reasoning.state_machine import State
 from ggp.search.classic.alphabeta import AlphaBeta
 from ggp.search.classic.engine import SearchTimeout, TreeSearch
 from ggp.search.classic.maxn import MaxN
-from ggp.search.classic.sequential import FixedPolicy
+from ggp.search.classic.sequential import FixedPolicy, MovePruning
 
 __all__ = ["IdaposSettings", "IdaposPlayer", "parse_idapos_options", "played_out"]
 
@@ -75,12 +82,14 @@ class IdaposSettings:
         max_depth: The deepest round.
         margin_s: Seconds kept before the deadline.
         weights: The leaf heuristic's weights.
+        prune: Leave the simulated snakes' certainly fatal moves out of the search.
     """
 
     mask: Mask = "freeze"
     max_depth: int = 64
     margin_s: float = 0.1
     weights: SnakeWeights = field(default_factory=lambda: snake_weights(DEFAULT_WEIGHTS_SPEC))
+    prune: bool = True
 
 
 def parse_idapos_options(argument: str | None) -> IdaposSettings:
@@ -103,12 +112,14 @@ def parse_idapos_options(argument: str | None) -> IdaposSettings:
                 settings = replace(settings, max_depth=int(value))
             elif key == "margin" and float(value) >= 0:
                 settings = replace(settings, margin_s=float(value))
+            elif key == "prune" and value in ("yes", "no"):
+                settings = replace(settings, prune=value == "yes")
             else:
                 raise ValueError(item)
         except ValueError:
             raise GameError(
-                f"idapos option {item!r}: expected mask=reflex|freeze|remove, depth=N, "
-                "margin=S or weights=paper|tuned|FILE"
+                f"idapos option {item!r}: expected mask=reflex|freeze|remove, prune=yes|no, "
+                "depth=N, margin=S or weights=paper|tuned|FILE"
             ) from None
     return settings
 
@@ -187,6 +198,8 @@ class IdaposPlayer(BoardPlayer):
                 search = searches[masked] = kind(model, role, self.evaluator)
                 if self.settings.mask == "reflex" and masked:
                     search.view.policy = _reflex_policy(model, masked)
+                if self.settings.prune:
+                    search.view.prune = _fatal_pruning(model, chosen)
                 search.new_move()
             search.deadline = stop_at
             nodes = search.nodes
@@ -232,3 +245,22 @@ def _reflex_policy(model: Game, masked: frozenset[int]) -> FixedPolicy:
         return out
 
     return fixed
+
+
+def _fatal_pruning(model: Game, simulated: frozenset[int]) -> MovePruning:
+    """The simulated snakes keep only their moves that are not certainly fatal, while
+    they have one (the paper code's move pruning); snake ``i`` is role ``i``."""
+
+    def kept(state: State, legal: Sequence[Sequence[Term]]) -> dict[int, list[int]]:
+        board = read_board(model, state)
+        out = {}
+        for i in simulated:
+            if board.snakes[i] is None or len(legal[i]) < 2:
+                continue
+            fatal = certainly_fatal(board, i)
+            keep = [k for k, move in enumerate(legal[i]) if move.name not in fatal]
+            if keep and len(keep) < len(legal[i]):
+                out[i] = keep
+        return out
+
+    return kept

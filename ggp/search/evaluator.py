@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -16,7 +16,7 @@ import numpy.typing as npt
 from ggp.game import Game
 from ggp.reasoning.state_machine import State
 
-__all__ = ["LeafEstimate", "Evaluator", "RolloutEvaluator"]
+__all__ = ["LeafEstimate", "Evaluator", "TerminalEvaluator", "terminal_values", "RolloutEvaluator"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,29 @@ class Evaluator(Protocol):
         checks its clock and does not use them.
         """
         ...
+
+
+@runtime_checkable
+class TerminalEvaluator(Evaluator, Protocol):
+    """An evaluator whose scale differs from the goals', so that it also values the
+    terminal states (the searches otherwise take their goals): the Battlesnake heuristic
+    keeps live snakes' values above every death, as the IDAPOS paper's own-death penalty
+    does, where the rules' goals make a draw by mutual kill worth an even position."""
+
+    def terminal_values(self, game: Game, states: Sequence[State]) -> LeafEstimate:
+        """Each role's value in each of ``states`` (all terminal)."""
+        ...
+
+
+def terminal_values(
+    evaluator: Evaluator, game: Game, state: State, goals: Sequence[int]
+) -> tuple[float, ...]:
+    """The value of terminal ``state`` for a search with ``evaluator``: its goals, or what
+    a :class:`TerminalEvaluator` makes of it."""
+    if isinstance(evaluator, TerminalEvaluator):
+        row = evaluator.terminal_values(game, [state]).values[0]
+        return tuple(float(v) for v in row)
+    return tuple(float(g) for g in goals)
 
 
 class RolloutEvaluator:

@@ -10,6 +10,8 @@ import pytest
 
 from ggp.battlesnake.board import Board, SnakeBody, board_state
 from ggp.battlesnake.heuristics import (
+    LIVE_HIGH,
+    LIVE_LOW,
     SnakeHeuristicEvaluator,
     adversarial_fill,
     duel_heuristic,
@@ -97,3 +99,42 @@ def test_alphabeta_with_the_snake_heuristic_chooses_a_safe_move() -> None:
     board = Board(7, 3, (me, SnakeBody(((5, 5), (5, 6), (6, 6)), 90)), frozenset({(3, 3)}))
     move = player.choose_move(board_state(game, board))  # type: ignore[attr-defined]
     assert str(move) in ("up", "down")
+
+
+def _contested_food(health: int) -> tuple[Game, Board]:
+    # Our head (3, 3) heads up to the food at (3, 4); the enemy, as long as we are, can
+    # reach it too (left): moving up risks a head-on collision that kills both.
+    game = Game.from_file(GAMES / "duel_7x7.gdl")
+    me = SnakeBody(((3, 3), (3, 2), (3, 1)), health)
+    enemy = SnakeBody(((4, 4), (5, 4), (6, 4)), 90)
+    return game, Board(7, 3, (me, enemy), frozenset({(3, 4)}))
+
+
+def test_a_mutual_kill_ranks_below_every_live_position() -> None:
+    game, board = _contested_food(90)
+    state = board_state(game, board)
+    evaluator = SnakeHeuristicEvaluator()
+    chance = str(game.legal_moves(state, "random")[0])
+    both_dead = game.next_state(state, ("up", "left", chance))
+    assert game.is_terminal(both_dead) and game.goals(both_dead)[:2] == (50, 50)
+    turn = 4e-4  # board turn 3, then one turn played: 4 * TURN_WEIGHT
+    dead = evaluator.terminal_values(game, [both_dead]).values[0, :2]
+    assert dead.tolist() == pytest.approx([5.0 + turn, 5.0 + turn])
+    live = [game.next_state(state, (m, "up", chance)) for m in ("left", "right")]
+    values = evaluator.evaluate(game, live).values[:, :2]
+    assert (values >= LIVE_LOW).all() and (values <= LIVE_HIGH).all()
+    won = game.next_state(state, ("down", "left", chance))  # we run into our own body
+    won_values = evaluator.terminal_values(game, [won]).values[0, :2]
+    assert won_values.tolist() == pytest.approx([turn, 100.0 - turn])
+
+
+@pytest.mark.parametrize("health", [10, 90])
+@pytest.mark.parametrize("depth", [1, 2])
+def test_the_search_takes_a_head_on_draw_only_when_all_else_loses(health: int, depth: int) -> None:
+    # With the rules' goals the draw (50 each) was worth an even position, and alpha-beta
+    # went up for the food whether behind (health 10) or not.
+    game, board = _contested_food(health)
+    player = make_player(f"alphabeta:eval=snake,depth={depth}", np.random.default_rng(0), game)
+    player.start(MatchInfo("m", game, game.roles[0]))
+    move = player.choose_move(board_state(game, board))  # type: ignore[attr-defined]
+    assert str(move) == "left"

@@ -15,6 +15,7 @@ from ggp.battlesnake.reflex import (
     HUNGRY,
     POLICIES,
     aggressive_move,
+    certainly_fatal,
     greedy_move,
     reflex_move,
     tail_chaser_move,
@@ -23,7 +24,12 @@ from ggp.errors import GameError
 from ggp.game import Game
 from ggp.match import run_match
 from ggp.players.base import MatchInfo
-from ggp.players.idapos_player import played_out
+from ggp.players.idapos_player import (
+    IdaposPlayer,
+    _fatal_pruning,
+    parse_idapos_options,
+    played_out,
+)
 from ggp.players.registry import make_player
 from ggp.search.classic.sequential import SequentialGame
 
@@ -55,6 +61,41 @@ def test_reflex_keeps_its_direction_and_leaves_fatal_moves() -> None:
     # at the right edge heading right: right is fatal; up is first among the rest
     me = SnakeBody(((6, 0), (5, 0), (4, 0)), 90)
     assert reflex_move(board(me, None), 0) == "up"
+
+
+def test_certainly_fatal_moves_leave_the_board_or_hit_the_own_body() -> None:
+    corner = SnakeBody(((2, 0), (1, 0), (0, 0)), 90)  # bottom edge, heading right
+    assert certainly_fatal(board(corner, None), 0) == {"down", "left"}
+    # coiled: the tail (1, 2) moves away, so stepping onto it is safe
+    coiled = SnakeBody(((2, 2), (2, 3), (1, 3), (1, 2)), 90)
+    assert certainly_fatal(board(coiled, None), 0) == {"up"}
+    fed = SnakeBody(((2, 2), (2, 3), (1, 3), (1, 2), (1, 2)), 90)  # just ate: tail stays
+    assert certainly_fatal(board(fed, None), 0) == {"up", "left"}
+
+
+def test_idapos_prunes_the_simulated_snakes_fatal_moves() -> None:
+    game = search_game(7, 3)
+    state = board_state(game, board(*START3))
+    # snake1 heads right from (2, 3): left is its neck; snake3 heads down into the
+    # bottom-right corner: down and right are off the board, up its neck.
+    counts = {}
+    for prune in ("yes", "no"):
+        player = IdaposPlayer(parse_idapos_options(f"prune={prune},depth=2"))
+        player.start(MatchInfo("m", game, game.roles[0]))
+        player.search(board(*START3), float("inf"))
+        counts[prune] = player.last_nodes
+    assert counts["yes"] < counts["no"]
+    view = SequentialGame(game, "snake1")
+    view.prune = _fatal_pruning(game, frozenset({0, 2}))
+    expansion = view.expand(view.info(state))
+    assert [m.name for m in expansion.legal[0]] == ["down", "right", "up"]
+    assert len(expansion.legal[1]) == 4  # not simulated: searched in full
+    assert [m.name for m in expansion.legal[2]] == ["left"]
+    full = game.expand(state)
+    for joint, child in zip(expansion.joints, expansion.states, strict=True):
+        assert child == full.states[full.joints.index(joint)]
+    with pytest.raises(GameError, match="prune=yes"):
+        parse_idapos_options("prune=maybe")
 
 
 def test_reflex_prefers_food_and_fears_longer_heads() -> None:

@@ -31,7 +31,7 @@ from ggp.reasoning.state_machine import State
 from ggp.search.classic.heuristics import HeuristicEvaluator
 from ggp.search.classic.results import DepthOutcome
 from ggp.search.classic.sequential import Node, SequentialGame, StepInfo
-from ggp.search.evaluator import Evaluator
+from ggp.search.evaluator import Evaluator, TerminalEvaluator, terminal_values
 
 __all__ = ["SearchTimeout", "TreeSearch", "Utility", "SCALE", "utility_score"]
 
@@ -102,6 +102,7 @@ class TreeSearch:
         self.role = self.view.role
         self.me = self.view.me
         self.evaluator: Evaluator = evaluator if evaluator is not None else HeuristicEvaluator()
+        self._terminal_scale = isinstance(self.evaluator, TerminalEvaluator)
         self.utility: Utility = utility
         self.batch_leaves = batch_leaves
         self.deadline = math.inf
@@ -126,9 +127,16 @@ class TreeSearch:
     # ----------------------------------------------------------------- leaves
 
     def leaf_values(self, info: StepInfo) -> tuple[float, ...]:
-        """``[R]`` the goals of a terminal state, or the evaluator's values of a
-        non-terminal one (cached)."""
+        """``[R]`` the goals of a terminal state (or a
+        :class:`~ggp.search.evaluator.TerminalEvaluator`'s values of it), or the
+        evaluator's values of a non-terminal one (cached)."""
         if info.goals is not None:
+            if self._terminal_scale:
+                found = self._leaf_values.get(info.state)
+                if found is None:
+                    found = terminal_values(self.evaluator, self.game, info.state, info.goals)
+                    self._leaf_values[info.state] = found
+                return found
             return tuple(float(g) for g in info.goals)
         values = self._leaf_values.get(info.state)
         if values is None:

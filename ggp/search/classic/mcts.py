@@ -54,7 +54,7 @@ from ggp.gdl.terms import Const, Term
 from ggp.reasoning.state_machine import State
 from ggp.search.classic.results import SearchResult
 from ggp.search.classic.sequential import SequentialGame, StepInfo
-from ggp.search.evaluator import Evaluator, RolloutEvaluator
+from ggp.search.evaluator import Evaluator, RolloutEvaluator, terminal_values
 from ggp.search.policy_models import PolicyModel
 
 __all__ = ["MCTS", "MCTSSettings"]
@@ -269,6 +269,8 @@ class MCTS:
         node = self._nodes.get(state)
         if node is None:
             node = _Node(self.view.info(state), len(self.game.roles))
+            if node.info.goals is not None:  # the evaluator's scale (TerminalEvaluator)
+                node.proven = terminal_values(self.evaluator, self.game, state, node.info.goals)
             self._nodes[state] = node
         return node
 

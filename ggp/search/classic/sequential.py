@@ -34,7 +34,10 @@ indices picked so far in this step (``picks[k]`` indexes the legal moves of
 Roles may be given fixed policies (:attr:`SequentialGame.policy`: a state and its legal
 moves to the move index each such role plays there): they then have one move per state
 and add no sub-ply, an opponent model the search does not question (IDAPOS masks the
-snakes out of reach this way, by a reflex policy).
+snakes out of reach this way, by a reflex policy). Moves may also be pruned
+(:attr:`SequentialGame.prune`: a state and its legal moves to the move indices each named
+role may still play there, at least one): the search never looks at the others (IDAPOS
+leaves out the snakes' certainly fatal moves).
 """
 
 from __future__ import annotations
@@ -49,11 +52,14 @@ from ggp.game import Expansion, Game
 from ggp.gdl.terms import Const, Term
 from ggp.reasoning.state_machine import State
 
-__all__ = ["NodeKind", "StepInfo", "Node", "SequentialGame", "FixedPolicy"]
+__all__ = ["NodeKind", "StepInfo", "Node", "SequentialGame", "FixedPolicy", "MovePruning"]
 
 #: A state and every role's legal moves to ``{role index: move index}`` for the roles
 #: whose move is fixed there.
 FixedPolicy = Callable[[State, Sequence[Sequence[Term]]], Mapping[int, int]]
+#: A state and every role's legal moves to ``{role index: move indices}`` for the roles
+#: whose moves are pruned there (the indices kept, in order, at least one).
+MovePruning = Callable[[State, Sequence[Sequence[Term]]], Mapping[int, Sequence[int]]]
 
 logger = logging.getLogger(__name__)
 
@@ -141,6 +147,8 @@ class SequentialGame:
         self._pick_order = (self.me, *(i for i in self.player_indices if i != self.me))
         #: Roles whose move a policy fixes in each state (module docstring); None: none.
         self.policy: FixedPolicy | None = None
+        #: The moves kept in each state (module docstring); None: all.
+        self.prune: MovePruning | None = None
 
     # ----------------------------------------------------------------- states
 
@@ -166,7 +174,10 @@ class SequentialGame:
         if expansion is None:
             expansion = self.game.expand(info.state)
             if self.policy is not None and expansion.joints:
-                expansion = _restricted(expansion, self.policy(info.state, expansion.legal))
+                fixed = self.policy(info.state, expansion.legal)
+                expansion = _restricted(expansion, {r: (i,) for r, i in fixed.items()})
+            if self.prune is not None and expansion.joints:
+                expansion = _restricted(expansion, self.prune(info.state, expansion.legal))
             if not expansion.joints:
                 raise GameError(
                     f"a role has no legal move in a non-terminal state of "
@@ -272,21 +283,20 @@ class SequentialGame:
         return legal[0] if len(legal) == 1 else None
 
 
-def _restricted(expansion: Expansion, fixed: Mapping[int, int]) -> Expansion:
-    """``expansion`` with role ``r`` held to its ``fixed[r]``-th legal move (the product
-    order, and so :attr:`Expansion.strides`, kept)."""
-    if not fixed:
+def _restricted(expansion: Expansion, kept: Mapping[int, Sequence[int]]) -> Expansion:
+    """``expansion`` with role ``r`` held to its legal moves ``kept[r]`` (indices, in
+    order; the product order, and so :attr:`Expansion.strides`, kept)."""
+    if not kept:
         return expansion
     strides = expansion.strides
-    ranges = [
-        (fixed[r],) if r in fixed else range(len(moves)) for r, moves in enumerate(expansion.legal)
-    ]
+    ranges = [kept.get(r, range(len(moves))) for r, moves in enumerate(expansion.legal)]
     indices = [
         sum(i * s for i, s in zip(pick, strides, strict=True))
         for pick in itertools.product(*ranges)
     ]
     legal = tuple(
-        (moves[fixed[r]],) if r in fixed else moves for r, moves in enumerate(expansion.legal)
+        tuple(moves[i] for i in kept[r]) if r in kept else moves
+        for r, moves in enumerate(expansion.legal)
     )
     return Expansion(
         expansion.state,
