@@ -46,7 +46,7 @@ from __future__ import annotations
 import gc
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -196,10 +196,11 @@ class IdaposPlayer(BoardPlayer):
             if search is None:
                 kind = AlphaBeta if len(chosen) == 2 else MaxN
                 search = searches[masked] = kind(model, role, self.evaluator)
+                board_of = _last_board_reader(model)  # the policy and pruning share reads
                 if self.settings.mask == "reflex" and masked:
-                    search.view.policy = _reflex_policy(model, masked)
+                    search.view.policy = _reflex_policy(board_of, masked)
                 if self.settings.prune:
-                    search.view.prune = _fatal_pruning(model, chosen)
+                    search.view.prune = _fatal_pruning(board_of, chosen)
                 search.new_move()
             search.deadline = stop_at
             nodes = search.nodes
@@ -228,12 +229,25 @@ class IdaposPlayer(BoardPlayer):
         return f"IdaposPlayer({self.settings!r})"
 
 
-def _reflex_policy(model: Game, masked: frozenset[int]) -> FixedPolicy:
+def _last_board_reader(model: Game) -> Callable[[State], Board]:
+    """``read_board(model, state)``, remembering the last state read: a state's expansion
+    asks the fixed policy and then the pruning about the same state."""
+    last: list[tuple[State, Board]] = []
+
+    def board_of(state: State) -> Board:
+        if not last or last[0][0] != state:
+            last[:] = [(state, read_board(model, state))]
+        return last[0][1]
+
+    return board_of
+
+
+def _reflex_policy(board_of: Callable[[State], Board], masked: frozenset[int]) -> FixedPolicy:
     """The masked snakes move by the reflex policy in every state of the search (the
     paper's "simple move" masking); snake ``i`` is role ``i`` of the search model."""
 
     def fixed(state: State, legal: Sequence[Sequence[Term]]) -> dict[int, int]:
-        board = read_board(model, state)
+        board = board_of(state)
         out = {}
         for i in masked:
             if board.snakes[i] is None:
@@ -247,12 +261,12 @@ def _reflex_policy(model: Game, masked: frozenset[int]) -> FixedPolicy:
     return fixed
 
 
-def _fatal_pruning(model: Game, simulated: frozenset[int]) -> MovePruning:
+def _fatal_pruning(board_of: Callable[[State], Board], simulated: frozenset[int]) -> MovePruning:
     """The simulated snakes keep only their moves that are not certainly fatal, while
     they have one (the paper code's move pruning); snake ``i`` is role ``i``."""
 
     def kept(state: State, legal: Sequence[Sequence[Term]]) -> dict[int, list[int]]:
-        board = read_board(model, state)
+        board = board_of(state)
         out = {}
         for i in simulated:
             if board.snakes[i] is None or len(legal[i]) < 2:

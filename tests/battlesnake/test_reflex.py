@@ -27,6 +27,7 @@ from ggp.players.base import MatchInfo
 from ggp.players.idapos_player import (
     IdaposPlayer,
     _fatal_pruning,
+    _last_board_reader,
     parse_idapos_options,
     played_out,
 )
@@ -86,7 +87,7 @@ def test_idapos_prunes_the_simulated_snakes_fatal_moves() -> None:
         counts[prune] = player.last_nodes
     assert counts["yes"] < counts["no"]
     view = SequentialGame(game, "snake1")
-    view.prune = _fatal_pruning(game, frozenset({0, 2}))
+    view.prune = _fatal_pruning(_last_board_reader(game), frozenset({0, 2}))
     expansion = view.expand(view.info(state))
     assert [m.name for m in expansion.legal[0]] == ["down", "right", "up"]
     assert len(expansion.legal[1]) == 4  # not simulated: searched in full
