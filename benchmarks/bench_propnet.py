@@ -7,8 +7,11 @@ Per game and backend:
 - **native** / **python**: the propnet with the C kernel or in pure Python
   (``PropnetStateMachine(backend=...)``); *single* is one state per call through the
   StateMachine API, *batched* is ``random_playouts`` over ``--batch`` states at once;
+- **topdown**: ``TopDownStateMachine``, the goal-directed evaluation of the un-ground
+  rules that ``auto`` falls back to, one state per call;
 - **prover**: the reference ``ProverStateMachine``, one state per call;
-- **ratio**: native single / prover single, measured in the same run.
+- **ratios**: native single / prover single and topdown single / prover single,
+  measured in the same run.
 
 Each game is measured in a fresh process, so that its **load** time (what
 ``Game.from_file`` with ``reasoner="auto"`` takes: grounding and compiling, or the
@@ -52,6 +55,7 @@ def measure(path: Path, seconds: float, prover_seconds: float, batch: int, seed:
     from ggp.gdl.parser import parse_file
     from ggp.reasoning.propnet_machine import PropnetStateMachine
     from ggp.reasoning.prover import ProverStateMachine
+    from ggp.reasoning.topdown import TopDownStateMachine
 
     start = time.perf_counter()
     game = Game.from_file(path)
@@ -73,6 +77,8 @@ def measure(path: Path, seconds: float, prover_seconds: float, batch: int, seed:
             row[f"{backend}_single"] = single_rate(m, seconds, seed).states_per_s
             view = Game(m, game.description, reasoner="propnet", cache_size=0)
             row[f"{backend}_batched"] = batched_rate(view, batch, seconds, seed).states_per_s
+    topdown = TopDownStateMachine(description)
+    row["topdown_single"] = single_rate(topdown, seconds, seed).states_per_s
     prover = ProverStateMachine(description)
     row["prover_single"] = single_rate(prover, prover_seconds, seed).states_per_s
     return row
@@ -101,9 +107,10 @@ def main() -> None:
     )
     print(
         "| game | load s | peak RSS MB | nodes | native single | native batched "
-        "| python single | python batched | prover single | native / prover |"
+        "| python single | python batched | topdown single | prover single "
+        "| native / prover | topdown / prover |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for name in args.games:
         path = args.shared / name
         command = [
@@ -131,10 +138,12 @@ def main() -> None:
         else:
             rates = " | ".join(["no propnet"] * 4)
             ratio = "—"
-            nodes = f"prover: {row['failure']}"
+            nodes = f"{row['reasoner']}: {row['failure']}"
+        topdown = row["topdown_single"]
         print(
             f"| {path.name} | {row['load_s']:.2f} | {row['rss_mb']:.0f} | {nodes} | {rates} "
-            f"| {human(prover) if prover >= 10 else f'{prover:.2g}'} | {ratio} |",
+            f"| {human(topdown)} | {human(prover) if prover >= 10 else f'{prover:.2g}'} "
+            f"| {ratio} | {topdown / prover:,.0f}x |",
             flush=True,
         )
 

@@ -92,7 +92,7 @@ def batched_rate(game: Game, batch: int, seconds: float, seed: int = 0) -> Rate:
     """Random playouts ``batch`` states per call (one bit per state).
 
     Raises:
-        GameError: The game's reasoner has no batched playouts (the prover).
+        GameError: The game's reasoner has no batched playouts (no propnet).
     """
     rng = np.random.default_rng(seed)
     if game.playout_batch(64, rng) is None:  # compile, warm up
@@ -114,11 +114,11 @@ class BenchReport:
 
     Attributes:
         game: The file.
-        reasoner: ``"propnet"`` or ``"prover"``.
+        reasoner: ``"propnet"``, ``"topdown"`` or ``"prover"``.
         single: Single-state playouts through :class:`Game` with the cache off.
         cached: The same with the transition cache on (None with ``--no-cache``).
         cache: The cache's counters after the cached run.
-        batched: Batched playouts (None for the prover).
+        batched: Batched playouts (None without a propnet).
         batch: States per batched call.
     """
 

@@ -115,10 +115,10 @@ def cmd_info(args: argparse.Namespace) -> int:
             f"  reasoner: propnet, {net.components} components ({net.base} base, "
             f"{net.inputs} input, {net.gates} gates)"
         )
-    elif args.reasoner == "prover":
-        print("  reasoner: prover (as asked; no propnet)")
+    elif game.grounding_failure is None:
+        print(f"  reasoner: {game.reasoner} (as asked; no propnet)")
     else:
-        print(f"  reasoner: prover (no propnet: {game.grounding_failure})")
+        print(f"  reasoner: {game.reasoner} (no propnet: {game.grounding_failure})")
     cut = f"; {stats.unfinished} cut off" if stats.unfinished else ""
     if stats.playouts < args.playouts:
         cut += f"; {args.playouts} asked, the {args.seconds:g} s ran out"
@@ -226,7 +226,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
             f"{report.cache.maxsize:,} entries)"
         )
     if report.batched is None:
-        print("batched: not available (the game runs on the reference prover)")
+        print(f"batched: not available (the game runs on the {report.reasoner}, no propnet)")
     return EXIT_OK
 
 

@@ -2,8 +2,8 @@
 
 Everything above the reasoner (sampler, CFR, players, protocol, training) talks to this
 class only. It loads and validates a description, picks a reasoner (the compiled propnet
-when the game grounds within the limits, otherwise the reference prover — ``reasoner``
-says which is in use), checks arguments, and keeps an LRU transition cache from
+when the game grounds within the limits, otherwise the goal-directed top-down prover —
+``reasoner`` says which is in use), checks arguments, and keeps an LRU transition cache from
 ``(state, joint move)`` to ``(next state, percepts)``.
 
 Example:
@@ -58,7 +58,7 @@ __all__ = ["Game", "CacheInfo", "Expansion", "PropnetSize", "ReasonerName"]
 
 logger = logging.getLogger(__name__)
 
-ReasonerName = Literal["auto", "propnet", "prover"]
+ReasonerName = Literal["auto", "propnet", "topdown", "prover"]
 
 
 @runtime_checkable
@@ -212,7 +212,8 @@ class Game:
     Args:
         machine: The reasoner answering the queries.
         description: The parsed (and validated) game description, as the user gave it.
-        reasoner: The name of the reasoner in use, ``"propnet"`` or ``"prover"``.
+        reasoner: The name of the reasoner in use: ``"propnet"``, ``"topdown"`` or
+            ``"prover"``.
         warnings: Problems tolerated at load time (unsafe rules).
         cache_size: Transitions kept in the LRU cache; 0 turns the cache off.
     """
@@ -232,7 +233,7 @@ class Game:
         self.warnings = tuple(warnings)
         #: True for a classic GDL game: every role sees every joint move.
         self.moves_public = False
-        #: Why ``reasoner="auto"`` fell back to the prover (None: it did not).
+        #: Why ``reasoner="auto"`` fell back to the top-down prover (None: it did not).
         self.grounding_failure: str | None = None
         self.roles: tuple[Const, ...] = tuple(machine.roles)
         self._role_index = {role: i for i, role in enumerate(self.roles)}
@@ -263,9 +264,11 @@ class Game:
 
         Args:
             path: The game description.
-            reasoner: ``"propnet"``, ``"prover"``, or ``"auto"``: the propnet unless the
-                game is too large to ground within ``limits`` (its sizes, or its time and
-                memory budget: then the prover, with a one-line warning of why).
+            reasoner: ``"propnet"``, ``"topdown"`` (goal-directed evaluation of the
+                rules, :mod:`ggp.reasoning.topdown`), ``"prover"`` (the bottom-up
+                reference), or ``"auto"``: the propnet unless the game is too large to
+                ground within ``limits`` (its sizes, or its time and memory budget: then
+                ``"topdown"``, with a one-line warning of why).
             cache_size: Transitions kept in the LRU cache (0: no cache).
             strict: Refuse unsafe rules instead of warning.
             limits: Grounding limits (default :class:`GroundingLimits` ()).
@@ -331,19 +334,24 @@ class Game:
                 if reasoner == "propnet":
                     raise
                 failure = str(e)
-                logger.warning("%s: %s; using the reference prover instead", description.path, e)
-                machine, name = cls._prover(rules), "prover"
-        elif reasoner == "prover":
-            machine, name = cls._prover(rules), "prover"
+                logger.warning("%s: %s; using the top-down prover instead", description.path, e)
+                machine, name = cls._unground(rules, "topdown"), "topdown"
+        elif reasoner in ("topdown", "prover"):
+            machine, name = cls._unground(rules, reasoner), reasoner
         else:
-            raise ValueError(f"unknown reasoner {reasoner!r}: use auto, propnet or prover")
+            raise ValueError(f"unknown reasoner {reasoner!r}: use auto, propnet, topdown or prover")
         game = cls(machine, description, reasoner=name, warnings=warnings, cache_size=cache_size)
         game.moves_public = moves_public
         game.grounding_failure = failure
         return game
 
     @staticmethod
-    def _prover(description: Description) -> StateMachine:
+    def _unground(description: Description, name: str) -> StateMachine:
+        """A reasoner over the un-ground rules: ``"topdown"`` or ``"prover"``."""
+        if name == "topdown":
+            from ggp.reasoning.topdown import TopDownStateMachine
+
+            return TopDownStateMachine(description)
         from ggp.reasoning.prover import ProverStateMachine
 
         return ProverStateMachine(description)

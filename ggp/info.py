@@ -80,8 +80,9 @@ class GameInfo:
         has_hidden_information: Whether the description has ``sees`` rules (GDL-II
             percepts). A game with neither chance nor ``sees`` is classic GDL: every
             role sees every move.
-        reasoner: ``"propnet"`` or ``"prover"`` (when the game is too large to ground).
-        propnet: The net's size; None when the reasoner is the prover.
+        reasoner: ``"propnet"``, or ``"topdown"`` / ``"prover"`` (when the game is too
+            large to ground, or asked for).
+        propnet: The net's size; None without a propnet.
         playouts: Figures from seeded random playouts.
     """
 
@@ -169,7 +170,7 @@ def sample_playouts(
 
 
 def propnet_size(game: Game) -> PropnetSize | None:
-    """The size of ``game``'s propositional network, or None if it uses the prover."""
+    """The size of ``game``'s propositional network, or None without one."""
     return game.propnet_size
 
 

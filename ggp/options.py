@@ -14,12 +14,12 @@ REASONERS: tuple[str, ...] = get_args(ReasonerName)
 
 
 def add_reasoner_option(parser: argparse.ArgumentParser, purpose: str = "") -> None:
-    """``--reasoner {auto,propnet,prover}`` (default auto), ``purpose`` worked into the help:
-    e.g. ``"for the playouts"``."""
+    """``--reasoner {auto,propnet,topdown,prover}`` (default auto), ``purpose`` worked
+    into the help: e.g. ``"for the playouts"``."""
     what = f"reasoner {purpose}".rstrip()
     parser.add_argument(
         "--reasoner",
         choices=REASONERS,
         default="auto",
-        help=f"{what} (default auto: propnet, prover if too large)",
+        help=f"{what} (default auto: propnet, topdown if too large to ground)",
     )

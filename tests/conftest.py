@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from ggp.game import Game
+from ggp.gdl.terms import Term
 from ggp.match import run_match
 from ggp.players.base import Player
+from ggp.reasoning.state_machine import State, StateMachine
 from ggp.training.workers import match_score
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,3 +94,46 @@ HIDDEN_LEGAL_KIF = """
 (<= (goal player 100) (true (chose right)))
 (<= (goal random 0) (true (step 2)))
 """
+
+
+@dataclass
+class Step:
+    """One visited state of a cross-checked playout, in both machines, with the joint
+    move played from it."""
+
+    reference: State
+    other: State
+    joint: tuple[Term, ...] | None  # None at a terminal state
+
+
+def crosscheck_playouts(
+    reference: StateMachine,
+    other: StateMachine,
+    playouts: int,
+    rng: np.random.Generator,
+    cap: int = 400,
+) -> list[Step]:
+    """Play seeded random games in both machines, asserting at every step that they
+    agree on the state, terminal, goals, every role's legal moves and percepts."""
+    steps: list[Step] = []
+    for _ in range(playouts):
+        a, b = reference.initial_state(), other.initial_state()
+        for _ in range(cap):
+            assert other.state_facts(b) == reference.state_facts(a)
+            terminal = reference.is_terminal(a)
+            assert other.is_terminal(b) == terminal
+            assert other.goals(b) == reference.goals(a)
+            if terminal:
+                steps.append(Step(a, b, None))
+                break
+            joint = []
+            for role in reference.roles:
+                legal = reference.legal_moves(a, role)
+                assert other.legal_moves(b, role) == legal, role
+                assert legal, f"{role} has no legal move in a non-terminal state"
+                joint.append(legal[rng.integers(len(legal))])
+            for role in reference.roles:
+                assert other.percepts(b, joint, role) == reference.percepts(a, joint, role)
+            steps.append(Step(a, b, tuple(joint)))
+            a, b = reference.next_state(a, joint), other.next_state(b, joint)
+    return steps

@@ -129,22 +129,24 @@ def test_prover_and_propnet_agree_through_the_facade() -> None:
         assert slow.is_terminal(b) and fast.goals(a) == slow.goals(b)
 
 
-def test_too_large_to_ground_falls_back_to_the_prover(caplog: pytest.LogCaptureFixture) -> None:
+def test_too_large_to_ground_falls_back_to_the_top_down_prover(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     tiny = GroundingLimits(max_atoms=20)
     game = Game.from_file(GAMES / "tictactoe.gdl", limits=tiny)
-    assert game.reasoner == "prover"
-    assert "using the reference prover" in caplog.text
+    assert game.reasoner == "topdown"
+    assert "using the top-down prover" in caplog.text
     with pytest.raises(GroundingError, match="relation"):
         Game.from_file(GAMES / "tictactoe.gdl", reasoner="propnet", limits=tiny)
 
 
-def test_out_of_time_falls_back_to_the_prover_with_one_line(
+def test_out_of_time_falls_back_to_the_top_down_prover_with_one_line(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     no_time = GroundingLimits(max_seconds=0.0)  # any CPU time spent is too much
     game = Game.from_file(GAMES / "tictactoe.gdl", limits=no_time)
-    assert game.reasoner == "prover"
-    (record,) = [r for r in caplog.records if "reference prover" in r.getMessage()]
+    assert game.reasoner == "topdown"
+    (record,) = [r for r in caplog.records if "top-down prover" in r.getMessage()]
     message = record.getMessage()
     assert "\n" not in message
     assert message.startswith(str(GAMES / "tictactoe.gdl") + ": grounding takes more than 0 s")
@@ -153,13 +155,13 @@ def test_out_of_time_falls_back_to_the_prover_with_one_line(
         Game.from_file(GAMES / "tictactoe.gdl", reasoner="propnet", limits=no_time)
 
 
-def test_out_of_memory_falls_back_to_the_prover(
+def test_out_of_memory_falls_back_to_the_top_down_prover(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     grown = itertools.count(0, 2**30)  # the process grows 1 GiB between two looks
     monkeypatch.setattr("ggp.reasoning.budget.resident_bytes", lambda: next(grown))
     game = Game.from_file(GAMES / "tictactoe.gdl", limits=GroundingLimits(max_memory_mb=1500))
-    assert game.reasoner == "prover"
+    assert game.reasoner == "topdown"
     assert "GroundingLimits.max_memory_mb; 2,048 MiB" in caplog.text
 
 

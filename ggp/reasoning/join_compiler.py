@@ -31,8 +31,18 @@ __all__ = ["JoinCompiler", "JoinPlan", "join_order"]
 _DOES: RelKey = ("does", 2)
 
 
-def join_order(clause: Clause) -> list[BodyLiteral]:
-    """Order the body: each literal as soon as it can run.
+def join_order(
+    clause: Clause,
+    bound: Iterable[Var] = (),
+    expensive: Callable[[RelKey], bool] | None = None,
+) -> list[BodyLiteral]:
+    """Order the body: each literal as soon as it can run, ``bound`` bound at the start
+    (the head's variables that a top-down call binds; none bottom-up).
+
+    ``expensive`` (top-down) names the relations whose literals are calls to evaluate
+    rather than lookups: a test or a ``not`` of such a relation keeps its place in the
+    source order (it runs once the positive literals written before it have run), as
+    Prolog runs it, rather than as soon as its variables are bound.
 
     Positive literals keep their source order, except that a test (a literal whose
     variables are all bound) runs as soon as it can, and ``does`` literals come first:
@@ -63,42 +73,67 @@ def join_order(clause: Clause) -> list[BodyLiteral]:
             return set() if not left or not right else left
         return lit.variables() - bound
 
-    positives = [lit for lit in literals if lit.kind == POS]
+    def called(lit: BodyLiteral) -> bool:
+        return expensive is not None and lit.key is not None and expensive(lit.key)
+
+    def waits(i: int, lit: BodyLiteral) -> bool:
+        """Whether a call waits for a positive literal written before it that has not
+        run yet and shares a variable with it (a filter on what the call is asked)."""
+        variables = lit.variables()
+        return any(j < i and not variables.isdisjoint(other.variables()) for j, other in positives)
+
+    positives = [(i, lit) for i, lit in enumerate(literals) if lit.kind == POS]
     pending = [(i, lit) for i, lit in enumerate(literals) if lit.kind != POS]
-    bound: set[Var] = set()
+    known: set[Var] = set(bound)
     steps: list[BodyLiteral] = []
+
+    def place(lit: BodyLiteral) -> None:
+        steps.append(lit)
+        if lit.kind in (POS, EQUAL):
+            known.update(lit.variables())
+
     while True:
-        ready = next(((i, lit) for i, lit in pending if not needs(i, lit, bound)), None)
+        # Filters first (not, distinct, equality, tests), cheap ones before calls.
+        filters = [(i, lit) for i, lit in pending if not needs(i, lit, known)]
+        tests = [(i, lit) for i, lit in positives if not lit.variables() - known]
+        ready = next((x for x in filters if not called(x[1])), None)
         if ready is not None:
             pending.remove(ready)
-            steps.append(ready[1])
-            if ready[1].kind == EQUAL:
-                bound |= ready[1].variables()
+            place(ready[1])
+            continue
+        cheap = [x for x in tests if not called(x[1])]
+        test = min(cheap, key=lambda x: (x[1].key != _DOES, x[0])) if cheap else None
+        if test is not None:
+            positives.remove(test)
+            place(test[1])
+            continue
+        call = next((x for x in filters + tests if not waits(*x)), None)
+        if call is not None:
+            (pending if call[1].kind != POS else positives).remove(call)
+            place(call[1])
             continue
         if positives:
             best = min(
                 range(len(positives)),
                 key=lambda j: (
-                    bool(positives[j].variables() - bound),
-                    positives[j].key != _DOES,
-                    j,
+                    bool(positives[j][1].variables() - known) or called(positives[j][1]),
+                    positives[j][1].key != _DOES,
+                    positives[j][0],
                 ),
             )
-            lit = positives.pop(best)
-            steps.append(lit)
-            bound |= lit.variables()
+            place(positives.pop(best)[1])
             continue
         if not pending:
             break
         i, lit = pending[0]
         for var in ordered_variables(lit.args):
-            if var in needs(i, lit, bound):
+            if var in needs(i, lit, known):
                 steps.append(BodyLiteral(ANY, None, (var,)))
-                bound.add(var)
+                known.add(var)
     for var in ordered_variables(clause.head_args):
-        if var not in bound:
+        if var not in known:
             steps.append(BodyLiteral(ANY, None, (var,)))
-            bound.add(var)
+            known.add(var)
     return steps
 
 

@@ -130,12 +130,13 @@ def test_scale_files_validate(path: Path) -> None:
 
 @requires_shared
 @pytest.mark.slow
-def test_chess_is_played_by_the_prover_after_the_grounding_budget() -> None:
+def test_chess_is_played_by_the_top_down_prover_after_the_grounding_budget() -> None:
     # The public chess rules cannot be grounded within the default budget (8 s of CPU,
-    # 2 GiB): no propnet backend exists to cross-check, and the game falls back to the
-    # prover with the reason, which plays it (slowly: about 15 s a state).
+    # 2 GiB): the game falls back, with the reason, to the top-down prover, which plays
+    # it at hundreds of states a second (tests/reasoning/test_topdown.py checks it
+    # against the bottom-up prover).
     game = Game.from_file(SHARED / "scale" / "chess.kif")
-    assert game.reasoner == "prover"
+    assert game.reasoner == "topdown"
     assert game.grounding_failure is not None
     assert "GroundingLimits." in game.grounding_failure
     state = game.initial_state()

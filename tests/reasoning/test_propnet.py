@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -21,16 +20,16 @@ import pytest
 
 from ggp.errors import GameError, GDLSemanticError
 from ggp.gdl.parser import parse_file, parse_term, parse_text
-from ggp.gdl.terms import Const, Term
+from ggp.gdl.terms import Const
 from ggp.reasoning.compile import compile_batch, compile_single, generate_single_source
 from ggp.reasoning.ground import GroundingLimits, ground
 from ggp.reasoning.kernel import load_kernel
 from ggp.reasoning.propnet import Op, build_propnet
 from ggp.reasoning.propnet_machine import PropnetStateMachine, StateBatch
 from ggp.reasoning.prover import ProverStateMachine
-from ggp.reasoning.state_machine import State, StateMachine
+from ggp.reasoning.state_machine import StateMachine
 
-from conftest import SHARED, corpus_files, corpus_ids, requires_shared
+from conftest import SHARED, Step, corpus_files, corpus_ids, crosscheck_playouts, requires_shared
 
 PLAYOUTS = int(os.environ.get("GGP_CROSSCHECK_PLAYOUTS", "50"))
 CORPUS = [p for p in corpus_files("gdl") if "test_invalid_" not in p.name]
@@ -65,71 +64,30 @@ def propnet_from(text: str) -> PropnetStateMachine:
     return PropnetStateMachine(parse_text(text))
 
 
-@dataclass
-class Step:
-    """One visited state of a playout, in both machines, with the joint move played."""
-
-    prover: State
-    propnet: State
-    joint: tuple[Term, ...] | None  # None at a terminal state
-
-
-def crosscheck_playouts(
-    prover: ProverStateMachine,
-    propnet: PropnetStateMachine,
-    playouts: int,
-    rng: np.random.Generator,
-    cap: int = 400,
-) -> list[Step]:
-    """Play random games in both machines, asserting they agree at every step."""
-    steps: list[Step] = []
-    for _ in range(playouts):
-        a, b = prover.initial_state(), propnet.initial_state()
-        for _ in range(cap):
-            assert propnet.state_facts(b) == prover.state_facts(a)
-            terminal = prover.is_terminal(a)
-            assert propnet.is_terminal(b) == terminal
-            assert propnet.goals(b) == prover.goals(a)
-            if terminal:
-                steps.append(Step(a, b, None))
-                break
-            joint = []
-            for role in prover.roles:
-                legal = prover.legal_moves(a, role)
-                assert propnet.legal_moves(b, role) == legal, role
-                assert legal, f"{role} has no legal move in a non-terminal state"
-                joint.append(legal[rng.integers(len(legal))])
-            for role in prover.roles:
-                assert propnet.percepts(b, joint, role) == prover.percepts(a, joint, role)
-            steps.append(Step(a, b, tuple(joint)))
-            a, b = prover.next_state(a, joint), propnet.next_state(b, joint)
-    return steps
-
-
 def crosscheck_batched(
     prover: ProverStateMachine, propnet: PropnetStateMachine, steps: list[Step]
 ) -> None:
     """The batched queries over all visited states agree with the prover."""
-    batch = propnet.batch_from_states([step.propnet for step in steps])
+    batch = propnet.batch_from_states([step.other for step in steps])
     assert [propnet.state_facts(s) for s in propnet.states_from_batch(batch)] == [
-        prover.state_facts(step.prover) for step in steps
+        prover.state_facts(step.reference) for step in steps
     ]
     terminal = propnet.terminal_batch(batch)
-    assert terminal.tolist() == [prover.is_terminal(step.prover) for step in steps]
+    assert terminal.tolist() == [prover.is_terminal(step.reference) for step in steps]
     goals = propnet.goals_batch(batch)
-    assert [tuple(row) for row in goals.tolist()] == [prover.goals(s.prover) for s in steps]
+    assert [tuple(row) for row in goals.tolist()] == [prover.goals(s.reference) for s in steps]
     for role in prover.roles:
         all_moves = propnet.all_moves(role)
         legal = propnet.legal_batch(batch, role)
         assert legal.shape == (len(steps), len(all_moves))
         for row, step in zip(legal, steps, strict=True):
             found = tuple(move for move, ok in zip(all_moves, row, strict=True) if ok)
-            assert found == prover.legal_moves(step.prover, role)
+            assert found == prover.legal_moves(step.reference, role)
     moving = [step for step in steps if step.joint is not None]
     if not moving:
         return
     assert all(step.joint is not None for step in moving)
-    batch = propnet.batch_from_states([step.propnet for step in moving])
+    batch = propnet.batch_from_states([step.other for step in moving])
     indices = np.array(
         [
             [
@@ -143,7 +101,7 @@ def crosscheck_batched(
     successors = propnet.states_from_batch(propnet.next_batch(batch, indices))
     for state, step in zip(successors, moving, strict=True):
         assert step.joint is not None
-        expected = prover.state_facts(prover.next_state(step.prover, step.joint))
+        expected = prover.state_facts(prover.next_state(step.reference, step.joint))
         assert propnet.state_facts(state) == expected
     for role in prover.roles:
         percepts = propnet.all_percepts(role)
@@ -151,7 +109,7 @@ def crosscheck_batched(
         for row, step in zip(seen, moving, strict=True):
             assert step.joint is not None
             sees = frozenset(p for p, ok in zip(percepts, row, strict=True) if ok)
-            assert sees == prover.percepts(step.prover, step.joint, role)
+            assert sees == prover.percepts(step.reference, step.joint, role)
 
 
 @requires_shared
