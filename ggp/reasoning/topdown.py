@@ -14,25 +14,35 @@ How it works:
 - The *static* relations (those depending on neither ``true`` nor ``does``) are
   evaluated bottom-up once, by the prover's machinery, and indexed for every lookup
   the rules make.
-- Every other relation is compiled, for each *mode* in which the rules call it (which
-  arguments are ground at the call), into a Python function of the ground arguments
-  that returns the relation's answers (a dict of argument tuples, used as an ordered
-  set). Modes are found by following the calls from the queries' modes. A clause's
-  body is ordered for its mode by :func:`~ggp.reasoning.join_compiler.join_order`,
-  given the head variables that the call binds; each literal is a loop over an index
-  lookup (a static relation, the state's ``true`` facts grouped by function symbol, the
-  joint move's ``does``) or over the answers of a call.
-- Answers are tabled: each call (mode and ground arguments) is evaluated once per state
-  (``does``-dependent relations once per state and joint move) and its answers are
-  kept in the state's tables, an LRU cache of states.
-- Recursion: a call that meets itself (the same mode and arguments still being
-  evaluated, as left recursion does) gets the answers found so far, and the earliest
-  such call re-evaluates its cycle until nothing new is found (a simple fixpoint over
-  the calls of the cycle; the calls inside it are tabled only once it is complete).
-  Negation is stratified (the prover's check), so a negated call is always complete.
+- Every other relation is compiled, for each *mode* in which the rules call it, into a
+  Python function of the call's ground values that returns the relation's answers (a
+  dict of argument tuples, used as an ordered set). A mode says, per argument, whether
+  it is ground, free, or a compound with ground parts (``(legal2 ?p (move ?piece ?u ?v
+  ?x ?y))`` with the piece and its square known), so a call is as specific as Prolog's.
+  Modes are found by following the calls from the queries' modes.
+- A clause's body is ordered for its mode by
+  :func:`~ggp.reasoning.join_compiler.join_order`, given the head variables that the
+  call binds: lookups that only test run first, a call keeps its place in the source
+  order (as in Prolog) behind the literals written before it that share a variable
+  with it. Each literal is a loop over an index lookup (a static relation, the state's
+  ``true`` facts grouped by function symbol, the joint move's ``does``) or over a
+  call's answers; a test (every argument ground) stops at its first answer, and a
+  ground term matched once is reused, not built again (the frame axioms' ``(cell ?x ?y
+  ?p)``).
+- Answers are tabled: each call (mode and ground values) is evaluated once per state
+  (``does``-dependent relations once per state and joint move). The tables of the
+  latest ``table_states`` states are kept; the legal moves, terminal flag and goals of
+  ``cache_size`` states.
+- Recursion: a recursive relation whose calls walk along an acyclic static relation
+  (``(next_file ?u ?u2)`` before ``(clear_row ?u2 ...)``) is tabled like any other. In
+  any other, a call that meets itself (the same mode and values still being evaluated,
+  as left recursion does) reads the answers found so far, and as they grow; the
+  earliest such call evaluates its cycle again until nothing new is found (a fixpoint
+  over the calls of the cycle, which are tabled only once it is complete). Negation is
+  stratified (the prover's check), so a negated call is always complete.
 
-The answers are exactly the prover's, which the tests check state by state on every
-game of the corpus.
+The answers are exactly the prover's, which tests/reasoning/test_topdown.py checks state
+by state on every game of the corpus, the scale games and ours.
 
 Example:
     >>> from ggp.gdl.parser import parse_text
