@@ -69,8 +69,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
-from cachetools import LRUCache
-
 from ggp.gdl.parser import parse_file
 from ggp.gdl.terms import Const, Description, Func, Term, Var
 from ggp.reasoning.clauses import ANY, DISTINCT, EQUAL, NEG, POS, BodyLiteral, Clause, variables_of
@@ -122,53 +120,35 @@ class _Recursion:
 _NEVER = 1 << 62
 
 
-class _Tables(dict[int, dict[Hashable, Answers]]):
-    """The tables of a context's functions, by number, each made on first use."""
+class _Recent(dict[Hashable, object]):
+    """A small cache that forgets its oldest entry when full (cheaper to keep than an
+    LRU cache, for caches that are mostly written once and read soon after)."""
 
-    def __missing__(self, n: int) -> dict[Hashable, Answers]:
-        table: dict[Hashable, Answers] = {}
-        self[n] = table
-        return table
-
-
-class _TrueIndexes(dict[int, object]):
-    """A state's ``true`` facts as the generated code's lookup ``n`` reads them (a
-    list, a set or an index by some arguments), each built on first use by the
-    generated builder ``builders[n]`` from the facts of one function symbol."""
-
-    def __init__(
-        self, facts: frozenset[Term], lookups: Sequence[tuple[RelKey, Callable[..., object]]]
-    ) -> None:
+    def __init__(self, size: int) -> None:
         super().__init__()
-        self._facts = facts
-        self._lookups = lookups
-        self._groups: dict[RelKey, list[Fact]] | None = None
+        self.size = size
 
-    def __missing__(self, n: int) -> object:
-        groups = self._groups
-        if groups is None:
-            groups = self._groups = {}
-            for fact in self._facts:
-                groups.setdefault((fact.name, len(fact.args)), []).append((*fact.args, fact))
-        symbol, builder = self._lookups[n]
-        index = builder(groups.get(symbol, ()))
-        self[n] = index
-        return index
+    def put(self, key: Hashable, value: object) -> None:
+        if len(self) >= self.size:
+            del self[next(iter(self))]
+        self[key] = value
 
 
 class _Context:
     """The tables of one state (``does`` empty) or of one state and joint move.
 
-    ``sm`` holds the state-layer functions' tables (shared by the state's move
-    contexts), ``mm`` the move-layer ones; ``T`` the state's ``true`` facts as the
-    generated code looks them up.
+    ``sm`` holds the state-layer functions' tables by function number (shared by the
+    state's move contexts), ``mm`` the move-layer ones. ``T[n]`` is the state's
+    ``true`` facts as the generated code's lookup ``n`` reads them (a list, a set or an
+    index by some arguments), built on first use by :meth:`t` (None until then).
     """
 
-    __slots__ = ("facts", "sm", "mm", "T", "does", "ticks", "rec", "check")
+    __slots__ = ("facts", "sm", "mm", "T", "does", "ticks", "rec", "check", "_lookups", "_groups")
 
     def __init__(
         self,
         facts: frozenset[Term],
+        functions: int,
         lookups: Sequence[tuple[RelKey, Callable[..., object]]],
         check: Callable[[], None],
         rec: _Recursion,
@@ -180,13 +160,29 @@ class _Context:
         self.ticks = _TICKS
         self.rec = rec
         self.does = does
-        self.mm = _Tables()
+        self.mm: list[dict[Hashable, Answers]] = [{} for _ in range(functions)]
         if state is None:
             self.sm = self.mm
-            self.T = _TrueIndexes(facts, lookups)
+            self.T: list[object] = [None] * len(lookups)
+            self._lookups = lookups
+            self._groups: dict[RelKey, list[Fact]] | None = None
         else:
             self.sm = state.sm
             self.T = state.T
+            self._lookups = state._lookups
+            self._groups = state._groups
+
+    def t(self, n: int) -> object:
+        """Build ``T[n]`` from the facts of its function symbol (each fact read as its
+        arguments followed by the term)."""
+        groups = self._groups
+        if groups is None:
+            groups = self._groups = {}
+            for fact in self.facts:
+                groups.setdefault((fact.name, len(fact.args)), []).append((*fact.args, fact))
+        symbol, builder = self._lookups[n]
+        index = self.T[n] = builder(groups.get(symbol, ()))
+        return index
 
     def tick(self) -> None:
         self.ticks = _TICKS
@@ -623,8 +619,8 @@ class _Compiler:
                 spec, key_expr, conditions, binds = self._lookup(arg.args, bound)
                 n = self.lookups.number(symbol, spec)
                 if key_expr is None:
-                    return f"C.T[{n}]", conditions, binds
-                return f"C.T[{n}].get({key_expr}, E)", conditions, binds
+                    return f"(C.T[{n}] or C.t({n}))", conditions, binds
+                return f"(C.T[{n}] or C.t({n})).get({key_expr}, E)", conditions, binds
             if self._ground(arg, bound):
                 return f"((),) if {self._build(arg, bound)} in C.facts else E", [], {}
             assert isinstance(arg, Var)
@@ -715,7 +711,8 @@ class _Compiler:
                 index_key = (
                     parts[0] if len(parts) == 1 else "(" + "".join(v + ", " for v in parts) + ")"
                 )
-                return f"{index_key} in C.T[{self.lookups.number(symbol, 'set')}]"
+                n = self.lookups.number(symbol, "set")
+                return f"{index_key} in (C.T[{n}] or C.t({n}))"
             return f"{values[0]} in C.facts"
         if key == _DOES:
             return f"({values[0]}, {values[1]}) in C.does"
@@ -1027,14 +1024,11 @@ class TopDownStateMachine(ProverStateMachine):
         # which the cyclic collector scans again and again while they live (a cache
         # of 256 chess states' tables made play 1.5x slower than one of 8). What a
         # player asks again (legal moves, terminal, goals) is kept for cache_size.
-        self._contexts: LRUCache[State, _Context] = LRUCache(maxsize=table_states)
-        self._move_contexts: LRUCache[tuple[State, tuple[Term, ...]], _Context]
-        self._move_contexts = LRUCache(maxsize=table_states)
-        self._legal: LRUCache[tuple[State, Const], tuple[Term, ...]] = LRUCache(
-            len(self._roles) * cache_size
-        )
-        self._terminal: LRUCache[State, bool] = LRUCache(cache_size)
-        self._goals: LRUCache[State, tuple[int, ...]] = LRUCache(cache_size)
+        self._contexts = _Recent(table_states)
+        self._move_contexts = _Recent(table_states)
+        self._legal = _Recent(len(self._roles) * cache_size)
+        self._terminal = _Recent(cache_size)
+        self._goals = _Recent(cache_size)
 
     @classmethod
     def from_file(cls, path: str | Path, *, cache_size: int = 256) -> TopDownStateMachine:
@@ -1063,33 +1057,35 @@ class TopDownStateMachine(ProverStateMachine):
         self._check_deadline()
 
     def _context(self, state: State) -> _Context:
-        context = self._contexts.get(state)
+        context = cast(_Context | None, self._contexts.get(state))
         if context is None:
             context = _Context(
                 self._facts(state),
+                len(self._functions),
                 self._lookups,
                 self._look_at_deadline,
                 self._rec,
             )
-            self._contexts[state] = context
+            self._contexts.put(state, context)
         return context
 
     def _move_context(self, state: State, joint: Sequence[Term]) -> _Context:
         moves = self._check_joint(state, joint)
         key = (state, moves)
-        context = self._move_contexts.get(key)
+        context = cast(_Context | None, self._move_contexts.get(key))
         if context is None:
             base = self._context(state)
             does = tuple(zip(self._roles, moves, strict=True))
             context = _Context(
                 base.facts,
+                len(self._functions),
                 self._lookups,
                 self._look_at_deadline,
                 self._rec,
                 base,
                 does,
             )
-            self._move_contexts[key] = context
+            self._move_contexts.put(key, context)
         return context
 
     def _query(self, context: _Context, key: RelKey, *args: Term) -> list[Fact]:
@@ -1120,12 +1116,12 @@ class TopDownStateMachine(ProverStateMachine):
         Raises:
             GameError: A foreign state or an unknown role.
         """
-        moves = self._legal.get((state, role))
+        moves = cast(tuple[Term, ...] | None, self._legal.get((state, role)))
         if moves is None:
             self._check_role(role)
             found = {fact[1] for fact in self._query(self._context(state), _LEGAL, role)}
             moves = tuple(sorted(found, key=str))
-            self._legal[(state, role)] = moves
+            self._legal.put((state, role), moves)
         return moves
 
     def next_state(self, state: State, joint: Sequence[Term]) -> State:
@@ -1154,9 +1150,10 @@ class TopDownStateMachine(ProverStateMachine):
         Raises:
             GameError: A foreign state.
         """
-        terminal = self._terminal.get(state)
+        terminal = cast(bool | None, self._terminal.get(state))
         if terminal is None:
-            terminal = self._terminal[state] = bool(self._query(self._context(state), _TERMINAL))
+            terminal = bool(self._query(self._context(state), _TERMINAL))
+            self._terminal.put(state, terminal)
         return terminal
 
     def goals(self, state: State) -> tuple[int, ...]:
@@ -1166,13 +1163,14 @@ class TopDownStateMachine(ProverStateMachine):
         Raises:
             GameError: A foreign state.
         """
-        goals = self._goals.get(state)
+        goals = cast(tuple[int, ...] | None, self._goals.get(state))
         if goals is None:
             best: dict[Term, int] = {}
             for role, value in self._query(self._context(state), _GOAL):
                 if isinstance(value, Const) and value.name.isdigit():
                     best[role] = max(best.get(role, 0), int(value.name))
-            goals = self._goals[state] = tuple(best.get(role, 0) for role in self._roles)
+            goals = tuple(best.get(role, 0) for role in self._roles)
+            self._goals.put(state, goals)
         return goals
 
     def __repr__(self) -> str:
