@@ -221,28 +221,34 @@ class JoinCompiler:
             for j, arg in enumerate(pattern.args):
                 self.match(arg, f"{subject}.args[{j}]", bound, binds, conditions)
 
-    def lookup(
-        self, args: tuple[Term, ...], bound: dict[Var, str], table: str
-    ) -> tuple[str, str | None, list[str], dict[Var, str]]:
-        """How to fetch the candidate facts of a relation literal, and check them.
+    def index_lookup(
+        self,
+        args: tuple[Term, ...],
+        bound: dict[Var, str],
+        build: Callable[[Term, dict[Var, str]], str] | None = None,
+    ) -> tuple[tuple[tuple[int, bool], ...], str | None, list[str], dict[Var, str]]:
+        """How to look up the facts of a relation literal by what is known of it.
 
         Returns:
-            The expression that fetches the index (or all the rows), the expression of
-            the index key for one binding (None when every row is a candidate), the
-            conditions on a candidate ``f`` and the new variables it binds.
+            The index spec (the positions known by value, and those of a compound
+            known by its function name and arity), the expression of the index key for
+            one binding (None when every fact is a candidate), the conditions on a
+            candidate ``f`` and the new variables it binds. ``build`` makes a ground
+            argument's expression (default :meth:`build`).
         """
+        build = build or self.build
         spec: list[tuple[int, bool]] = []
         key: list[str] = []
         for position, arg in enumerate(args):
             if arg.is_ground or variables_of((arg,)) <= bound.keys():
                 spec.append((position, False))
-                key.append(self.build(arg, bound))
+                key.append(build(arg, bound))
             elif isinstance(arg, Func):
                 spec.append((position, True))
                 key.append(self.ref((arg.name, len(arg.args)), "k"))
         conditions: list[str] = []
         binds: dict[Var, str] = {}
-        indexed = {position: by_functor for position, by_functor in spec}
+        indexed = dict(spec)
         for position, arg in enumerate(args):
             if indexed.get(position) is False:
                 continue
@@ -255,9 +261,24 @@ class JoinCompiler:
                 check_functor=position not in indexed,
             )
         if not spec:
-            return f"{table}.rows", None, conditions, binds
-        spec_name = self.ref(tuple(spec), "s")
+            return (), None, conditions, binds
         key_expr = key[0] if len(key) == 1 else "(" + "".join(k + ", " for k in key) + ")"
+        return tuple(spec), key_expr, conditions, binds
+
+    def lookup(
+        self, args: tuple[Term, ...], bound: dict[Var, str], table: str
+    ) -> tuple[str, str | None, list[str], dict[Var, str]]:
+        """How to fetch the candidate facts of a relation literal, and check them.
+
+        Returns:
+            The expression that fetches the index (or all the rows), the expression of
+            the index key for one binding (None when every row is a candidate), the
+            conditions on a candidate ``f`` and the new variables it binds.
+        """
+        spec, key_expr, conditions, binds = self.index_lookup(args, bound)
+        if key_expr is None:
+            return f"{table}.rows", None, conditions, binds
+        spec_name = self.ref(spec, "s")
         return f"{table}.index({spec_name}, W)", key_expr, conditions, binds
 
     def compile(

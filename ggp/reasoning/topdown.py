@@ -64,11 +64,13 @@ Example:
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
+from ggp.errors import GameError
 from ggp.gdl.parser import parse_file
 from ggp.gdl.terms import Const, Description, Func, Term, Var
 from ggp.reasoning.clauses import ANY, DISTINCT, EQUAL, NEG, POS, BodyLiteral, Clause, variables_of
@@ -99,6 +101,10 @@ Answers = dict[Fact, None]
 
 #: Calls that miss the tables between two looks at the deadline.
 _TICKS = 256
+#: Python's recursion limit while a query runs: each nested call of the rules is one or
+#: two Python frames (a recursion along a 10,000-link chain in the state needs 20,000),
+#: which in CPython 3.11 take no C stack.
+_RECURSION_LIMIT = 100_000
 #: The answers of a test (a call with every argument ground) that holds, as tabled.
 _YES: Answers = {(): None}
 
@@ -570,34 +576,7 @@ class _Compiler:
         self, args: tuple[Term, ...], bound: dict[Var, str]
     ) -> tuple[IndexSpec, str | None, list[str], dict[Var, str]]:
         """Index spec, key expression, conditions on a candidate ``f`` and its binds."""
-        joins = self.joins
-        spec: list[tuple[int, bool]] = []
-        key: list[str] = []
-        for position, arg in enumerate(args):
-            if self._ground(arg, bound):
-                spec.append((position, False))
-                key.append(self._build(arg, bound))
-            elif isinstance(arg, Func):
-                spec.append((position, True))
-                key.append(joins.ref((arg.name, len(arg.args)), "k"))
-        conditions: list[str] = []
-        binds: dict[Var, str] = {}
-        indexed = dict(spec)
-        for position, arg in enumerate(args):
-            if indexed.get(position) is False:
-                continue
-            joins.match(
-                arg,
-                f"f[{position}]",
-                bound,
-                binds,
-                conditions,
-                check_functor=position not in indexed,
-            )
-        if not spec:
-            return (), None, conditions, binds
-        key_expr = key[0] if len(key) == 1 else "(" + "".join(k + ", " for k in key) + ")"
-        return tuple(spec), key_expr, conditions, binds
+        return self.joins.index_lookup(args, bound, self._build)
 
     def _candidates(
         self, key: RelKey, args: tuple[Term, ...], bound: dict[Var, str]
@@ -862,6 +841,21 @@ class _Live:
 _Pending = tuple[int, Answers, list[Fact]]
 
 
+@dataclass(slots=True)
+class _Call:
+    """A call of a recursive relation on the slow path: what another pass needs."""
+
+    table: dict[Hashable, Answers]
+    pending: dict[Hashable, _Pending]
+    function: int
+    key: Hashable
+    body: Callable[..., None]
+    args: tuple[Term, ...]
+    out: Answers
+    rows: list[Fact]
+    depth: int
+
+
 def _recursive_call(
     C: _Context,
     table: dict[Hashable, Answers],
@@ -875,24 +869,18 @@ def _recursive_call(
     code's fast path does the rest; see the module docstring)."""
     rec = C.rec
     held = rec.tentative.pop((function, key), None)
-    out: Answers = {} if held is None else held[1]
-    rows: list[Fact] = [] if held is None else held[2]
-    size = len(out)
-    changes = rec.changes
-    depth = rec.depth = rec.depth + 1
-    pending[key] = (depth, out, rows)
+    out, rows = ({}, []) if held is None else (held[1], held[2])
+    call = _Call(table, pending, function, key, body, args, out, rows, rec.depth + 1)
+    size, changes = len(out), rec.changes
+    rec.depth = call.depth
+    pending[key] = (call.depth, out, rows)
     outer = rec.low
     rec.low = _NEVER
     body(C, out, rows, *args)
-    low = rec.low
-    if low == _NEVER and held is None:
+    if rec.low == _NEVER and held is None:
         table[key] = out
-    else:
-        low = _cycle(C, table, function, key, body, args, out, rows, depth, low, size, changes)
-    del pending[key]
-    rec.depth = depth - 1
-    rec.low = outer if outer < low else low
-    return out
+        return _close(rec, call, outer, _NEVER)
+    return _close(rec, call, outer, _cycle(C, call, rec.low, size, changes))
 
 
 def _finish(
@@ -909,53 +897,48 @@ def _finish(
     outer: int,
     changes: int,
 ) -> Answers:
-    """The rest of a recursive call whose first pass met an unfinished call."""
-    rec = C.rec
+    """The rest of a recursive call whose first pass (the generated code's fast path)
+    met an unfinished call."""
+    call = _Call(table, pending, function, key, body, args, out, rows, depth)
     pending[key] = (depth, out, rows)
-    rec.depth = depth
-    low = _cycle(C, table, function, key, body, args, out, rows, depth, rec.low, 0, changes)
-    del pending[key]
-    rec.depth = depth - 1
+    C.rec.depth = depth
+    return _close(C.rec, call, outer, _cycle(C, call, C.rec.low, 0, changes))
+
+
+def _close(rec: _Recursion, call: _Call, outer: int, low: int) -> Answers:
+    """End ``call``: no longer pending; ``low`` (the depth it leaves unfinished) passes
+    to its caller."""
+    del call.pending[call.key]
+    rec.depth = call.depth - 1
     rec.low = outer if outer < low else low
-    return out
+    return call.out
 
 
-def _cycle(
-    C: _Context,
-    table: dict[Hashable, Answers],
-    function: int,
-    key: Hashable,
-    body: Callable[..., None],
-    args: tuple[Term, ...],
-    out: Answers,
-    rows: list[Fact],
-    depth: int,
-    low: int,
-    size: int,
-    changes: int,
-) -> int:
+def _cycle(C: _Context, call: _Call, low: int, size: int, changes: int) -> int:
     """After a pass of a recursive call that met an unfinished call (the earliest at
-    depth ``low``) or was part of a cycle before: keep its answers as tentative while
-    an earlier call leads the cycle, else pass again while the cycle it leads grows.
-    Returns the depth it leaves unfinished (:data:`_NEVER`: none)."""
+    depth ``low``) or was part of a cycle before (``size`` answers then, and
+    ``changes`` growths counted): keep its answers as tentative while an earlier call
+    leads the cycle, else pass again while the cycle it leads grows. Returns the depth
+    it leaves unfinished (:data:`_NEVER`: none)."""
     rec = C.rec
+    out = call.out
     while True:
         grew = len(out) != size or rec.changes != changes
         if len(out) != size:
             rec.changes += 1
-        if low < depth:  # inside an earlier call's cycle: complete only with it
-            rec.tentative[(function, key)] = (low, out, rows)
+        if low < call.depth:  # inside an earlier call's cycle: complete only with it
+            rec.tentative[(call.function, call.key)] = (low, out, call.rows)
             return low
-        if low == depth and grew:  # it leads a cycle that grew: another pass
+        if low == call.depth and grew:  # it leads a cycle that grew: another pass
             size, changes = len(out), rec.changes
             rec.low = _NEVER
-            body(C, out, rows, *args)
+            call.body(C, out, call.rows, *call.args)
             low = rec.low
             continue
         # Complete. The other calls of its cycle are dropped, not tabled: the last pass
         # need not have evaluated them again; a later call does, from complete answers.
-        table[key] = out
-        for t in [t for t, (lead, _, _) in rec.tentative.items() if lead >= depth]:
+        call.table[call.key] = out
+        for t in [t for t, (lead, _, _) in rec.tentative.items() if lead >= call.depth]:
             del rec.tentative[t]
         return _NEVER
 
@@ -1099,14 +1082,26 @@ class TopDownStateMachine(ProverStateMachine):
         rec = self._rec
         self._check_deadline()
         context.ticks = _TICKS
+        limit = sys.getrecursionlimit()
+        if limit < _RECURSION_LIMIT:
+            sys.setrecursionlimit(_RECURSION_LIMIT)
         try:
             return list(self._functions[n](context, *args))
-        except BaseException:  # the deadline, or an interrupt: forget unfinished calls
+        except BaseException as e:  # the deadline, or an interrupt: forget unfinished calls
             for pending in self._pending:
                 pending.clear()
             rec.tentative.clear()
             rec.depth, rec.low = 0, _NEVER
+            if isinstance(e, RecursionError):
+                raise GameError(
+                    f"{self._description.path}: the rules recurse deeper than the top-down "
+                    f"prover follows ({_RECURSION_LIMIT:,} nested calls); "
+                    "reasoner='prover' evaluates them bottom-up"
+                ) from None
             raise
+        finally:
+            if limit < _RECURSION_LIMIT:
+                sys.setrecursionlimit(limit)
 
     # ---- the StateMachine protocol ---------------------------------------------------
 

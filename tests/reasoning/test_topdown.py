@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ggp.errors import OutOfTime
+from ggp.errors import GameError, OutOfTime
 from ggp.gdl.parser import parse_file, parse_term, parse_text
 from ggp.gdl.terms import Const
 from ggp.reasoning import topdown
@@ -147,6 +148,38 @@ def test_recursion_over_random_graphs_matches_the_prover(seed: int) -> None:
         rng=np.random.default_rng(seed),
         cap=8,
     )
+
+
+def chain_game(links: int) -> str:
+    """A state holding a chain of ``links`` links; the legal moves are every node
+    reachable from the start, by right recursion along the chain."""
+    facts = "\n".join(f"(init (link n{i} n{i + 1}))" for i in range(links))
+    return f"""
+        (role r) {facts} (init (at n0))
+        (<= (reach ?x ?y) (true (link ?x ?y)))
+        (<= (reach ?x ?z) (true (link ?x ?y)) (reach ?y ?z))
+        (<= (legal r (go ?y)) (true (at ?x)) (reach ?x ?y))
+        (<= (next (at ?y)) (does r (go ?y)))
+        (<= terminal (true (at n{links})))
+        (<= (goal r 100) (true (at n{links})))
+    """
+
+
+def test_recursion_deeper_than_pythons_default_limit() -> None:
+    machine = TopDownStateMachine(parse_text(chain_game(1500)))  # about 3,000 frames deep
+    assert len(machine.legal_moves(machine.initial_state(), Const("r"))) == 1500
+    assert sys.getrecursionlimit() < topdown._RECURSION_LIMIT  # restored after the query
+
+
+def test_recursion_too_deep_is_a_game_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(topdown, "_RECURSION_LIMIT", 1200)
+    machine = TopDownStateMachine(parse_text(chain_game(1000), "chain.kif"))
+    with pytest.raises(
+        GameError, match=r"chain.kif: the rules recurse deeper .*\(1,200 nested calls\)"
+    ):
+        machine.legal_moves(machine.initial_state(), Const("r"))
+    machine = TopDownStateMachine(parse_text(chain_game(100)))  # and nothing is left behind
+    assert len(machine.legal_moves(machine.initial_state(), Const("r"))) == 100
 
 
 # ---- deadlines ------------------------------------------------------------------------------
