@@ -16,7 +16,7 @@ from typing import Protocol
 import numpy as np
 
 from ggp.errors import GameError
-from ggp.game import DEFAULT_CACHE_SIZE, CacheInfo, Game
+from ggp.game import DEFAULT_CACHE_SIZE, CacheInfo, Game, ReasonerName
 from ggp.gdl.terms import Const, Term
 from ggp.reasoning.state_machine import State
 
@@ -132,10 +132,15 @@ class BenchReport:
 
 
 def run_bench(
-    path: str | Path, seconds: float = 3.0, batch: int = 16384, cache: bool = True, seed: int = 0
+    path: str | Path,
+    seconds: float = 3.0,
+    batch: int = 16384,
+    cache: bool = True,
+    seed: int = 0,
+    reasoner: ReasonerName = "auto",
 ) -> BenchReport:
     """Measure one game: single-state (cache off, then on) and batched playouts."""
-    game = Game.from_file(path, cache_size=0)
+    game = Game.from_file(path, cache_size=0, reasoner=reasoner)
     single = single_rate(game, seconds, seed)
     cached = info = None
     if cache:

@@ -208,7 +208,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     """Random playouts to the end: states/s and playouts/s, single-state and batched."""
     from ggp.bench import human, run_bench
 
-    report = run_bench(args.game, args.seconds, args.batch, not args.no_cache, args.seed)
+    report = run_bench(
+        args.game, args.seconds, args.batch, not args.no_cache, args.seed, args.reasoner
+    )
     print(f"{report.game}: random playouts to the end, {report.reasoner}")
     print("| mode | states/s | playouts/s |")
     print("| --- | --- | --- |")
@@ -329,6 +331,7 @@ def _add_bench_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
     )
     bench.add_argument("--no-cache", action="store_true", help="skip the cached measurement")
     bench.add_argument("--seed", type=int, default=0, help="seed of the playouts (default 0)")
+    add_reasoner_option(bench, "to measure")
     bench.set_defaults(handler=cmd_bench)
 
 

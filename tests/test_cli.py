@@ -141,6 +141,15 @@ def test_bench_prints_every_mode(capsys: pytest.CaptureFixture[str]) -> None:
     assert "cache: " in out and "% hits" in out
 
 
+def test_bench_on_the_top_down_prover(capsys: pytest.CaptureFixture[str]) -> None:
+    game = str(GAMES / "tictactoe.gdl")
+    assert main(["bench", game, "--seconds", "0.2", "--no-cache", "--reasoner", "topdown"]) == 0
+    out = capsys.readouterr().out
+    assert "random playouts to the end, topdown" in out
+    assert "single-state, cache off" in out
+    assert "batched: not available (the game runs on the topdown, no propnet)" in out
+
+
 def test_solve_kuhn_prints_value_policy_and_exploitability(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
