@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from ggp.battlesnake.board import Board, SnakeBody, board_state, read_board, search_game
+from ggp.battlesnake.generate import Variant, battlesnake_gdl
 from ggp.battlesnake.reflex import (
     HUNGRY,
     POLICIES,
@@ -190,9 +191,16 @@ def test_a_frozen_snake_stays_an_obstacle_in_the_search_model() -> None:
     assert into.snakes[0] is None  # moved into the frozen body
 
 
-@pytest.mark.parametrize("game_name", ["duel_7x7", "standard_11x11"])
-def test_idapos_plays_whole_matches_in_time(game_name: str) -> None:
-    game = duel() if game_name == "duel_7x7" else Game.from_file(GAMES / f"{game_name}.gdl")
+def capped(size: int, snakes: int, turns: int) -> Game:
+    """The official rules on a board of ``size`` with ``snakes`` snakes, ended after
+    ``turns`` turns: a whole match has at most ``turns`` steps, however long the snakes
+    survive (IDAPOS against the simple snakes often outlives a short step limit)."""
+    return Game.from_text(battlesnake_gdl(Variant(size, snakes, max_turns=turns)))
+
+
+@pytest.mark.parametrize(("size", "snakes"), [(7, 2), (11, 4)])
+def test_idapos_plays_whole_matches_in_time(size: int, snakes: int) -> None:
+    game = capped(size, snakes, 40)
     rng = np.random.default_rng(1)
     roles = [r for r in game.roles if r != game.random_role]
     players = {r: make_player("snake:greedy", rng, game) for r in roles}
@@ -219,7 +227,7 @@ def test_a_fixed_policy_holds_a_role_to_one_move_in_the_search() -> None:
 
 
 def test_idapos_with_reflex_masking_plays_a_four_snake_match() -> None:
-    game = Game.from_file(GAMES / "standard_11x11.gdl")
+    game = capped(11, 4, 30)
     rng = np.random.default_rng(2)
     roles = [r for r in game.roles if r != game.random_role]
     players = {r: make_player("snake:greedy", rng, game) for r in roles}
