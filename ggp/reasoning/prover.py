@@ -75,7 +75,7 @@ import itertools
 import logging
 import threading
 import time
-from collections.abc import Collection, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -87,8 +87,16 @@ from ggp.gdl.graph import strongly_connected_components
 from ggp.gdl.parser import parse_file
 from ggp.gdl.terms import Const, Description, Span, Term, Var, game_constants
 from ggp.reasoning.clauses import NEG, POS, BodyLiteral, Clause, RuleError, clauses_of, variables_of
-from ggp.reasoning.fact_tables import Fact, RelKey, Table
+from ggp.reasoning.fact_tables import Fact, RelKey, Table, Watch
 from ggp.reasoning.join_compiler import JoinCompiler, JoinPlan
+from ggp.reasoning.relax import (
+    Budget,
+    BudgetExceeded,
+    Relaxation,
+    relax_component,
+    relaxed_name,
+    relaxed_seeds,
+)
 from ggp.reasoning.state_machine import State
 
 __all__ = ["ProverStateMachine"]
@@ -134,6 +142,91 @@ def _components(graph: dict[RelKey, set[RelKey]]) -> list[list[RelKey]]:
     depends on), dependencies first, in a deterministic order."""
     edges = {node: sorted(successors) for node, successors in graph.items()}
     return strongly_connected_components(sorted(graph), edges)
+
+
+def compile_components(
+    components: Sequence[Sequence[RelKey]],
+    by_key: Mapping[RelKey, Sequence[Clause]],
+    layer: Mapping[RelKey, int],
+    seeds: dict[RelKey, list[Fact]],
+    compiler: JoinCompiler,
+    filename: str,
+) -> tuple[list[_Component], str]:
+    """Each component's rules compiled into join functions (its ground facts go to
+    ``seeds`` instead); the components and the generated source."""
+    parts: list[_Component] = []
+    plans: list[JoinPlan] = []
+    for component in components:
+        part = _Component(tuple(component), [], recursive=False, layer=_STATIC)
+        part.layer = max(layer.get(key, _STATIC) for key in component)
+        members = set(component)
+        for key in component:
+            for clause in by_key.get(key, ()):
+                if not clause.literals and not variables_of(clause.head_args):
+                    seeds.setdefault(key, []).append(clause.head_args)
+                    continue
+                name = f"rule{len(plans)}"
+                keys, positive = compiler.compile(clause, name)
+                plan = JoinPlan(clause, keys, positive, name)
+                plans.append(plan)
+                part.plans.append(plan)
+                if any(k in members for k in keys):
+                    part.recursive = True
+        part.recursive = part.recursive or len(component) > 1
+        parts.append(part)
+    source = "\n".join(compiler.lines)
+    namespace = dict(compiler.names)
+    exec(compile(source, filename, "exec"), namespace)
+    for plan in plans:
+        function = namespace[plan.function_name]
+        assert callable(function)
+        plan.function = function
+    return parts, source
+
+
+def evaluate_component(
+    part: _Component,
+    tables: dict[RelKey, Table],
+    seeds: Mapping[RelKey, Sequence[Fact]],
+    check: Callable[[], None],
+    watch: Watch,
+) -> None:
+    """Evaluate ``part`` bottom-up into ``tables`` (which hold what it depends on):
+    each rule once, or semi-naively to the fixpoint where it is recursive. ``check``
+    runs before each rule's join (the deadline); ``watch`` reads long passes."""
+    if not part.recursive:  # one relation: each rule once
+        facts = list(seeds.get(part.keys[0], ()))
+        for plan in part.plans:
+            assert plan.function is not None
+            check()
+            facts.extend(plan.function([tables[k] for k in plan.keys]))
+        tables[part.keys[0]] = Table(watch(facts))
+        return
+    for key in part.keys:
+        tables[key] = Table(seeds.get(key, ()))
+    # Semi-naive: round 0 with the full tables, then each round joins at least one
+    # fact new in the previous round (at a recursive position) with the full tables.
+    members = set(part.keys)
+    delta: dict[RelKey, list[Fact]] = {key: list(tables[key].rows) for key in part.keys}
+    first = True
+    while first or any(delta.values()):
+        derived: dict[RelKey, list[Fact]] = {key: [] for key in part.keys}
+        delta_tables = {key: Table(facts) for key, facts in delta.items()}
+        for plan in part.plans:
+            assert plan.function is not None
+            check()
+            args = [tables[k] for k in plan.keys]
+            out = derived[plan.clause.key]
+            if first:
+                out.extend(plan.function(args))
+                continue
+            for position, key in enumerate(plan.keys):
+                if key in members and plan.positive[position] and delta[key]:
+                    shifted = list(args)
+                    shifted[position] = delta_tables[key]
+                    out.extend(plan.function(shifted))
+        first = False
+        delta = {key: tables[key].add(watch(facts)) for key, facts in derived.items()}
 
 
 # --------------------------------------------------------------------------------------
@@ -371,36 +464,15 @@ class ProverStateMachine:
                 culprit = "true or does" if limit == _STATIC else "does"
                 span = by_key[key][0].rule.span
                 raise self._error(f"{key[0]} must not depend on {culprit}", span)
-        compiler = JoinCompiler(self._constants, self._watch)
         self._seeds: dict[RelKey, list[Fact]] = {}
-        parts: list[_Component] = []
-        plans: list[JoinPlan] = []
-        for component in components:
-            part = _Component(tuple(component), [], recursive=False, layer=_STATIC)
-            part.layer = max(layer[key] for key in component)
-            members = set(component)
-            for key in component:
-                for clause in by_key.get(key, ()):
-                    if not clause.literals and not variables_of(clause.head_args):
-                        self._seeds.setdefault(key, []).append(clause.head_args)
-                        continue
-                    name = f"rule{len(plans)}"
-                    keys, positive = compiler.compile(clause, name)
-                    plan = JoinPlan(clause, keys, positive, name)
-                    plans.append(plan)
-                    part.plans.append(plan)
-                    if any(k in members for k in keys):
-                        part.recursive = True
-            part.recursive = part.recursive or len(component) > 1
-            parts.append(part)
-        self._source = "\n".join(compiler.lines)
-        namespace = dict(compiler.names)
-        code = compile(self._source, f"<prover rules of {self._description.path}>", "exec")
-        exec(code, namespace)
-        for plan in plans:
-            function = namespace[plan.function_name]
-            assert callable(function)
-            plan.function = function
+        parts, self._source = compile_components(
+            components,
+            by_key,
+            layer,
+            self._seeds,
+            JoinCompiler(self._constants, self._watch),
+            f"<prover rules of {self._description.path}>",
+        )
         self._parts = parts
         self._where = where
         self._graph_deps = {
@@ -419,6 +491,82 @@ class ProverStateMachine:
                 seen.add(i)
                 stack.extend(self._graph_deps[i])
         return sorted(seen - self._inputs)
+
+    # ---- relaxations ------------------------------------------------------------------
+
+    def relaxations(self, keys: Iterable[RelKey], *, max_bindings: int) -> dict[RelKey, Relaxation]:
+        """The static relaxations (:mod:`ggp.reasoning.relax`) of the relations ``keys``
+        and of the state-dependent relations they read, each component evaluated
+        within ``max_bindings`` join bindings; those found."""
+        layer = {key: self._parts[i].layer for key, i in self._where.items()}
+
+        def derived(key: RelKey) -> bool:
+            return key not in (_TRUE, _DOES) and layer.get(key) != _STATIC
+
+        def is_static(key: RelKey) -> bool:
+            return key not in (_TRUE, _DOES) and layer.get(key, _STATIC) == _STATIC
+
+        by_key: dict[RelKey, list[Clause]] = {}
+        for part in self._parts:
+            for plan in part.plans:
+                by_key.setdefault(plan.clause.key, []).append(plan.clause)
+        needed: set[RelKey] = set()
+        stack = [key for key in keys if derived(key)]
+        while stack:
+            key = stack.pop()
+            if key not in needed:
+                needed.add(key)
+                stack.extend(
+                    lit.key
+                    for clause in by_key.get(key, ())
+                    for lit in clause.literals
+                    if lit.kind == POS and lit.key is not None and derived(lit.key)
+                )
+        self._ensure(
+            self._static,
+            self._needed(
+                lit.key
+                for key in needed
+                for clause in by_key.get(key, ())
+                for lit in clause.literals
+                if lit.key is not None and is_static(lit.key)
+            ),
+        )
+        tables = dict(self._static.tables)
+        found: dict[RelKey, Relaxation] = {}
+
+        def kept(key: RelKey) -> tuple[int, ...] | None:
+            relaxation = found.get(key)
+            return None if relaxation is None else relaxation.positions
+
+        def size(key: RelKey) -> int:
+            table = tables.get(key)
+            return 1 if table is None else len(table.rows)
+
+        for part in self._parts:
+            if not needed.intersection(part.keys):
+                continue
+            positions, rules = relax_component(part.keys, by_key, is_static, kept, size)
+            seeds = {
+                relaxed_name(key, p): relaxed_seeds(p, self._seeds.get(key, ()))
+                for key, p in positions.items()
+            }
+            budget = Budget(max_bindings)
+            try:
+                (evaluated,), _ = compile_components(
+                    [list(rules)],
+                    rules,
+                    {},
+                    seeds,
+                    JoinCompiler(self._constants, budget),
+                    f"<relaxations of {self._description.path}>",
+                )
+                evaluate_component(evaluated, tables, seeds, lambda: None, budget)
+            except BudgetExceeded:
+                continue
+            for key, p in positions.items():
+                found[key] = Relaxation(p, tables[relaxed_name(key, p)])
+        return found
 
     # ---- evaluation ------------------------------------------------------------------
 
@@ -484,40 +632,7 @@ class ProverStateMachine:
             yield from chunk
 
     def _evaluate(self, part: _Component, tables: dict[RelKey, Table]) -> None:
-        check = self._check_deadline
-        if not part.recursive:  # one relation: each rule once
-            facts = list(self._seeds.get(part.keys[0], ()))
-            for plan in part.plans:
-                assert plan.function is not None
-                check()
-                facts.extend(plan.function([tables[k] for k in plan.keys]))
-            tables[part.keys[0]] = Table(self._watch(facts))
-            return
-        for key in part.keys:
-            tables[key] = Table(self._seeds.get(key, ()))
-        # Semi-naive: round 0 with the full tables, then each round joins at least one
-        # fact new in the previous round (at a recursive position) with the full tables.
-        members = set(part.keys)
-        delta: dict[RelKey, list[Fact]] = {key: list(tables[key].rows) for key in part.keys}
-        first = True
-        while first or any(delta.values()):
-            derived: dict[RelKey, list[Fact]] = {key: [] for key in part.keys}
-            delta_tables = {key: Table(facts) for key, facts in delta.items()}
-            for plan in part.plans:
-                assert plan.function is not None
-                check()
-                args = [tables[k] for k in plan.keys]
-                out = derived[plan.clause.key]
-                if first:
-                    out.extend(plan.function(args))
-                    continue
-                for position, key in enumerate(plan.keys):
-                    if key in members and plan.positive[position] and delta[key]:
-                        shifted = list(args)
-                        shifted[position] = delta_tables[key]
-                        out.extend(plan.function(shifted))
-            first = False
-            delta = {key: tables[key].add(self._watch(facts)) for key, facts in derived.items()}
+        evaluate_component(part, tables, self._seeds, self._check_deadline, self._watch)
 
     def _state_model(self, state: State) -> _Model:
         last = self._last
