@@ -1,10 +1,23 @@
 """A player that searches with depth-limited CFR from what its role has observed.
 
-Each move: draw full histories consistent with the player's observations, root a game
-tree at them (weighted), deepen it one step at a time while the time budget allows,
-running CFR+ on each tree, and play from the policy of the player's own information set
-at the root — which is keyed by its observation history, so the player never acts on
-hidden information it does not have.
+Where the whole game is small (its tree from the initial state has at most
+:attr:`CFRSettings.whole_game_nodes` nodes and is built in half a move's budget: Kuhn and
+Leduc poker, Monty Hall), the player solves the whole game with CFR+ and plays from the
+average strategy at its own information set, keeping the tree and the solver for its
+later moves (each move adds iterations). Every role's information sets are the true
+ones and every earlier move's probability is part of the solve, so the policies of all
+its moves come from one strategy profile that converges to an equilibrium.
+
+Otherwise, each move: draw full histories consistent with the player's observations,
+root a game tree at them (weighted), deepen it one step at a time while the time budget
+allows, running CFR+ on each tree, and play from the policy of the player's own
+information set at the root — which is keyed by its observation history, so the player
+never acts on hidden information it does not have. This re-solving is not safe: the
+roots are only histories the *player* cannot rule out, weighted by a model of the
+others (uniform, or a network's), so inside the tree the others' information sets are
+finer than theirs (in Kuhn poker the opponent "knows" the player's card there), and
+nothing ties the policy to the player's earlier moves. Measured with ``ggp exploit``
+(training/RESULTS.md): Kuhn 1/6 chip re-solved, ~0 solved whole.
 
 It is anytime: if no tree is solved in time, it plays uniformly among the moves legal at
 every sampled root; if not even the roots are sampled in time, or no history of the
@@ -32,6 +45,7 @@ from __future__ import annotations
 import gc
 import logging
 import time
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -40,6 +54,7 @@ import numpy as np
 
 from ggp.collector import collect_frozen
 from ggp.errors import GameError, NoConsistentHistoryError, TreeSizeError
+from ggp.game import Game
 from ggp.gdl.terms import Term
 from ggp.players.base import MatchInfo, MovePolicy, Observation
 from ggp.players.history_tracker import HistoryTracker
@@ -57,6 +72,11 @@ logger = logging.getLogger(__name__)
 
 #: The fewest histories a player roots its tree at when it has to root it at fewer.
 MIN_SAMPLES = 8
+
+#: Games whose whole tree was found larger than some player's ``whole_game_nodes`` (the
+#: largest such limit, per game), so that no player with that limit or a lower one builds
+#: it again to find out.
+_TOO_LARGE: weakref.WeakKeyDictionary[Game, int] = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -82,6 +102,8 @@ class CFRSettings:
             them in the search (a restricted Nash response, :meth:`CFRSolver.restrict`):
             0 solves for an equilibrium; more exploits the model, here uniformly random
             play (:class:`~ggp.players.net_player.NetCFRPlayer`: its network's).
+        whole_game_nodes: Solve the whole game from its initial state instead when its
+            tree has at most this many nodes (0: never; see the module docstring).
     """
 
     min_time_s: float = 0.2
@@ -94,6 +116,7 @@ class CFRSettings:
     policy: Literal["average", "random-iteration"] = "average"
     algorithm: Algorithm = "cfr+"
     model_weight: float = 0.0
+    whole_game_nodes: int = 50_000
 
 
 @dataclass(frozen=True)
@@ -129,6 +152,23 @@ class SearchResult:
     seconds: float
 
 
+@dataclass
+class _WholeGame:
+    """The whole game solved from its initial state, kept across moves and matches.
+
+    Attributes:
+        game: The rules.
+        tree: Its full tree (None: larger than the limit or not built in time).
+        solver: CFR on it for ``role`` (None until the first move as that role).
+        role: The role the solver's opponent model is set up for.
+    """
+
+    game: Game
+    tree: GameTree | None = None
+    solver: CFRSolver | None = None
+    role: Term | None = None
+
+
 class CFRPlayer:
     """Depth-limited CFR from sampled histories (CFR-D); see the module docstring.
 
@@ -157,6 +197,7 @@ class CFRPlayer:
         self._snapshots: list[np.ndarray] = []
         self.last_search: SearchResult | None = None
         self.samples = self.settings.samples  # roots per move now (see CFRSettings.samples)
+        self._whole: _WholeGame | None = None
 
     def start(self, match: MatchInfo) -> None:
         if (
@@ -313,13 +354,17 @@ class CFRPlayer:
         return model
 
     def search(self, stop_at: float, min_until: float) -> SearchResult:
-        """Iterative deepening until ``stop_at``; if no tree was solved in time, a uniform
+        """The whole game solved where it is small enough, else iterative deepening from
+        sampled histories until ``stop_at``; if no tree was solved in time, a uniform
         policy over the moves legal at every root (depth 0).
 
         Raises:
             OutOfTime: The roots were not sampled by ``stop_at``.
             NoConsistentHistoryError: No history explains the observations.
         """
+        whole = self._search_whole_game(stop_at, min_until)
+        if whole is not None:
+            return whole
         tracker = self._tracker
         assert tracker is not None
         settings = self.settings
@@ -388,6 +433,64 @@ class CFRPlayer:
             best.seconds,
         )
         return best
+
+    def _whole_game_tree(self, game: Game, build_until: float) -> GameTree | None:
+        """The game's full tree from its initial state (built once, kept), or None when
+        it is larger than :attr:`CFRSettings.whole_game_nodes` or not built by
+        ``build_until`` (then not tried again by this player)."""
+        limit = self.settings.whole_game_nodes
+        whole = self._whole
+        if whole is not None and whole.game is game:
+            return whole.tree
+        self._whole = whole = _WholeGame(game)
+        if limit <= 0 or limit <= _TOO_LARGE.get(game, 0):
+            return None
+        try:
+            whole.tree = build_tree(game, max_nodes=limit, deadline=build_until)
+        except TreeSizeError:
+            _TOO_LARGE[game] = max(_TOO_LARGE.get(game, 0), limit)
+            logger.info("the whole game has more than %d nodes: re-solving from samples", limit)
+        except OutOfTime:
+            logger.info("the whole game's tree was not built in time: re-solving from samples")
+        return whole.tree
+
+    def _search_whole_game(self, stop_at: float, min_until: float) -> SearchResult | None:
+        """CFR+ on the whole game's tree (see the module docstring), the solver going on
+        from the player's earlier moves; None where the game is too large or the
+        player's information set is not in the tree (observations off the rules)."""
+        tracker = self._tracker
+        assert tracker is not None
+        started = time.monotonic()
+        game = tracker.game
+        tree = self._whole_game_tree(game, started + (stop_at - started) / 2)
+        whole = self._whole
+        if tree is None or whole is None:
+            return None
+        history = tracker.history
+        obs = tree.observations.find(history.moves, history.percepts)
+        if obs is None:
+            return None
+        r = game.role_index(history.role)
+        found = [i for (role, o, _), i in tree.infoset_index.items() if role == r and o == obs]
+        # Several: a role that does not know its legal moves (the histories it cannot
+        # rule out differ in them). Their information sets are solved apart, each
+        # knowing its moves, so none is the player's: the sampled search chooses among
+        # the moves legal in every history instead.
+        if len(found) != 1:
+            return None
+        infoset = found[0]
+        if whole.solver is None or whole.role != history.role:
+            whole.solver = self._make_solver(tree)
+            whole.role = history.role
+        solver = whole.solver
+        self._snapshots = []
+        while True:
+            self._iterate(solver, infoset)
+            now = time.monotonic()
+            if now >= stop_at or (now >= min_until and solver.iterations >= 200):
+                break
+        depth = int(tree.node_depth.max()) - len(history)
+        return self._result(tree, solver, infoset, depth, started)
 
     def _solve(
         self, tree: GameTree, depth: int, stop_at: float, min_until: float, started: float

@@ -76,6 +76,17 @@ class ObservationIndex:
             self._steps.append(key)
         return found
 
+    def find(self, moves: Sequence[Term], percepts: Sequence[frozenset[Term]]) -> int | None:
+        """The id of the history of these steps (own move, percepts), oldest first, or
+        None if no tree sharing this index has reached it (nothing is added)."""
+        obs = 0
+        for move, seen in zip(moves, percepts, strict=True):
+            found = self._ids.get((obs, move, seen))
+            if found is None:
+                return None
+            obs = found
+        return obs
+
     def steps(self, obs: int) -> tuple[tuple[Term, frozenset[Term]], ...]:
         """The (own move, percepts) steps of observation history ``obs``, oldest first."""
         steps: list[tuple[Term, frozenset[Term]]] = []

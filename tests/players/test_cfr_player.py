@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 
@@ -12,6 +13,7 @@ from ggp.errors import GameError, NoConsistentHistoryError
 from ggp.game import Game
 from ggp.gdl.terms import Term
 from ggp.match import run_match
+from ggp.players import cfr_player
 from ggp.players.base import MatchInfo, Observation
 from ggp.players.cfr_player import CFRPlayer, CFRSettings, SearchResult
 from ggp.players.history_tracker import HistoryTracker
@@ -82,7 +84,14 @@ def test_search_spends_the_minimum_budget_when_no_deeper_tree_fits() -> None:
     # Meier's first move: no tree within 3,000 nodes reaches the end of the game, so the player
     # keeps iterating on its deepest tree until the minimum budget is spent.
     game = Game.from_file(GAMES / "meier.gdl")
-    settings = CFRSettings(min_time_s=0.6, max_time_s=2.0, margin_s=0.0, samples=20, max_nodes=3000)
+    settings = CFRSettings(
+        min_time_s=0.6,
+        max_time_s=2.0,
+        margin_s=0.0,
+        samples=20,
+        max_nodes=3000,
+        whole_game_nodes=0,  # the depth-limited search from sampled histories
+    )
     searches: list[SearchResult] = []
 
     class Recording(CFRPlayer):
@@ -241,7 +250,8 @@ def test_an_injected_engine_error_is_not_swallowed(
     monkeypatch.setattr(Game, "random_playouts", broken)
     game = Game.from_file(GAMES / "montyhall.gdl")
     candidate = game.role("candidate")
-    player = CFRPlayer(FAST, rng=np.random.default_rng(0))
+    depth_limited = dataclasses.replace(FAST, whole_game_nodes=0)  # leaves, not the whole game
+    player = CFRPlayer(depth_limited, rng=np.random.default_rng(0))
     player.start(MatchInfo("m", game, candidate))
     with pytest.raises(GameError, match="injected engine error"):
         player.play(Observation(0, None, frozenset()), time.monotonic() + 60)
@@ -254,3 +264,50 @@ def test_an_injected_engine_error_is_not_swallowed(
 
 def test_no_consistent_history_is_not_a_game_error() -> None:
     assert not issubclass(NoConsistentHistoryError, GameError)
+
+
+def test_a_small_game_is_solved_whole_and_the_solve_goes_on_from_move_to_move() -> None:
+    # Kuhn poker's whole tree has 55 nodes: the player solves it from the initial state
+    # (every information set the true one) and keeps the solver for its later moves.
+    game = Game.from_file(GAMES / "kuhn_poker.gdl")
+    searches: list[SearchResult] = []
+
+    class Recording(CFRPlayer):
+        def search(self, stop_at: float, min_until: float) -> SearchResult:
+            result = super().search(stop_at, min_until)
+            searches.append(result)
+            return result
+
+    player = Recording(FAST, rng=np.random.default_rng(0))
+    for seed in range(6):
+        players = {
+            game.role("p1"): player,
+            game.role("p2"): RandomPlayer(np.random.default_rng(seed)),
+        }
+        run_match(game, players, np.random.default_rng(seed))
+    assert searches and all(s.complete and s.nodes == 55 for s in searches)
+    iterations = [s.iterations for s in searches]
+    assert iterations == sorted(iterations) and iterations[-1] > iterations[0]
+
+
+def test_the_whole_game_is_not_built_again_once_found_too_large(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    whole: list[int] = []  # the limits of the whole-game builds
+
+    def build_tree(game: Game, *args: object, **kwargs: object) -> object:
+        if "max_nodes" in kwargs and not args:
+            whole.append(kwargs["max_nodes"])  # type: ignore[arg-type]
+        return original(game, *args, **kwargs)
+
+    original = cfr_player.build_tree
+    monkeypatch.setattr(cfr_player, "build_tree", build_tree)
+    game = Game.from_file(GAMES / "blindtictactoe.gdl")
+    settings = dataclasses.replace(FAST, whole_game_nodes=500)
+    first, second = (CFRPlayer(settings, rng=np.random.default_rng(i)) for i in range(2))
+    for player in (first, second):  # both search from samples; the second builds nothing
+        player.start(MatchInfo("m", game, game.role("x")))
+        player.play(Observation(0, None, frozenset()), time.monotonic() + 5.0)
+        assert player.last_search is not None and player.last_search.nodes != 500
+    assert cfr_player._TOO_LARGE[game] == 500
+    assert whole == [500]
