@@ -259,7 +259,7 @@ class _Writer:
         if op == Op.NOT:
             child_bit = self._bit(args[0])
             if child_bit is not None:
-                return f"(x & {1 << child_bit} == 0)"
+                return f"(x & {_literal(1 << child_bit)} == 0)"
             return f"(not {self.ref(args[0])})"
         if op not in (Op.AND, Op.OR):
             raise AssertionError(f"cannot define {op.name} node {node}")
@@ -286,11 +286,11 @@ class _Writer:
             bit = positive.bit_length() - 1
             parts.append(f"(x >> {bit} & 1)" if bit else "(x & 1)")
         elif count == 1:
-            parts.append(f"(x & {negative} == 0)")
+            parts.append(f"(x & {_literal(negative)} == 0)")
         elif count and op == Op.AND:
-            parts.append(f"(x & {mask} == {positive})")
+            parts.append(f"(x & {_literal(mask)} == {_literal(positive)})")
         elif count:
-            parts.append(f"(x & {mask} != {negative})")
+            parts.append(f"(x & {_literal(mask)} != {_literal(negative)})")
         parts.extend(others)
         if len(parts) == 1:
             return parts[0]
@@ -342,6 +342,12 @@ def _balanced(parts: Sequence[str], operator: str) -> str:
 _CHUNK = 32
 
 
+def _literal(value: int) -> str:
+    """An int as Python source: hexadecimal when large (a decimal literal past 4,300
+    digits, a mask over bit 14,000, is refused by Python's int conversion limit)."""
+    return str(value) if value < 1 << 64 else hex(value)
+
+
 def _function(
     name: str, params: str, writer: _Writer, result: str, extra: Sequence[str] = ()
 ) -> str:
@@ -361,7 +367,7 @@ def _mask_statements(writer: _Writer, nodes: Sequence[int], target: str) -> list
             continue
         expression = writer.ref(node)
         parts.append(f"{expression} << {i}" if i else expression)
-    lines = [f"{target} = {constant}"] if constant or not parts else []
+    lines = [f"{target} = {_literal(constant)}"] if constant or not parts else []
     for start in range(0, len(parts), _CHUNK):
         chunk = " | ".join(parts[start : start + _CHUNK])
         lines.append(f"{target} |= {chunk}" if lines else f"{target} = {chunk}")

@@ -140,6 +140,20 @@ def test_crosscheck_own_games_grounded_on_demand(path: Path) -> None:
     crosscheck_batched(prover, propnet, steps)
 
 
+#: Our generated games (Battlesnake, RTS): large, so a few capped playouts each.
+GENERATED_GAMES = sorted(
+    p for folder in ("battlesnake", "rts") for p in (OWN_GAMES[0].parent / folder).glob("*.gdl")
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", GENERATED_GAMES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_crosscheck_generated_games(path: Path) -> None:
+    prover, propnet = machines(path)
+    steps = crosscheck_playouts(prover, propnet, 2, np.random.default_rng(3), cap=40)
+    crosscheck_batched(prover, propnet, steps)
+
+
 @requires_shared
 @pytest.mark.slow
 @pytest.mark.parametrize(
