@@ -392,11 +392,11 @@ class Game:
         """
         cls = type(joint)
         if (cls is tuple or cls is list) and len(joint) == len(self.roles):
-            for move in joint:  # the common case: one term per role
+            for move in joint:  # the common case: one term per role (on every step)
                 if not isinstance(move, Term):
                     break
             else:
-                return cast(JointMove, tuple(joint))
+                return joint if cls is tuple else tuple(joint)  # type: ignore[return-value,arg-type]
         if isinstance(joint, Mapping):
             by_role = {self.role(r): m for r, m in joint.items()}
             missing = [r.name for r in self.roles if r not in by_role]
