@@ -26,6 +26,19 @@ from conftest import GAMES, HIDDEN_LEGAL_KIF
 FAST = CFRSettings(min_time_s=0.02, max_time_s=0.2, samples=50)
 
 
+class Recording(CFRPlayer):
+    """A CFR player that keeps the result of each search."""
+
+    def __init__(self, settings: CFRSettings, rng: np.random.Generator) -> None:
+        super().__init__(settings, rng=rng)
+        self.searches: list[SearchResult] = []
+
+    def search(self, stop_at: float, min_until: float) -> SearchResult:
+        result = super().search(stop_at, min_until)
+        self.searches.append(result)
+        return result
+
+
 def test_monty_hall_always_switches() -> None:
     game = Game.from_file(GAMES / "montyhall.gdl")
     candidate = game.role("candidate")
@@ -92,20 +105,12 @@ def test_search_spends_the_minimum_budget_when_no_deeper_tree_fits() -> None:
         max_nodes=3000,
         whole_game_nodes=0,  # the depth-limited search from sampled histories
     )
-    searches: list[SearchResult] = []
-
-    class Recording(CFRPlayer):
-        def search(self, stop_at: float, min_until: float) -> SearchResult:
-            result = super().search(stop_at, min_until)
-            searches.append(result)
-            return result
-
     players = {
         game.role("p1"): Recording(settings, rng=np.random.default_rng(0)),
         game.role("p2"): RandomPlayer(np.random.default_rng(1)),
     }
     run_match(game, players, np.random.default_rng(2), play_clock_s=5.0)
-    first = searches[0]  # the claim after the first roll
+    first = players[game.role("p1")].searches[0]  # the claim after the first roll
     assert not first.complete
     # (The budget counts from the start of play(), a moment before the search starts.)
     assert first.seconds >= 0.9 * settings.min_time_s
@@ -270,15 +275,8 @@ def test_a_small_game_is_solved_whole_and_the_solve_goes_on_from_move_to_move() 
     # Kuhn poker's whole tree has 55 nodes: the player solves it from the initial state
     # (every information set the true one) and keeps the solver for its later moves.
     game = Game.from_file(GAMES / "kuhn_poker.gdl")
-    searches: list[SearchResult] = []
-
-    class Recording(CFRPlayer):
-        def search(self, stop_at: float, min_until: float) -> SearchResult:
-            result = super().search(stop_at, min_until)
-            searches.append(result)
-            return result
-
     player = Recording(FAST, rng=np.random.default_rng(0))
+    searches = player.searches
     for seed in range(6):
         players = {
             game.role("p1"): player,
