@@ -339,27 +339,26 @@ class _Compiler:
             if not line.startswith(_FILTER):
                 lines.append(line)
                 continue
-            number, call_key, names = line[len(_FILTER) :].split()
-            n = int(number)
+            n = int(line[len(_FILTER) :])
             key, mode = modes[n]
             relaxation = relaxed.get(key)
             if relaxation is None:
                 continue
             column = {p: i for i, p in enumerate(relaxation.positions)}
-            leaves = [
-                (name, (column[path[0]], *path[1:]))
-                for name, path in zip(names.split(","), _leaf_paths(mode), strict=True)
+            leaves = [  # the call's values (a0, a1, ...) at the positions kept
+                (f"a{i}", (column[path[0]], *path[1:]))
+                for i, path in enumerate(_leaf_paths(mode))
                 if path[0] in column
             ]
             keys = projection(relaxation.table, [path for _, path in leaves]) if leaves else None
             if keys is None:
                 continue
-            if len(leaves) != _leaves(mode):
-                call_key = (
-                    leaves[0][0]
-                    if len(leaves) == 1
-                    else "(" + "".join(name + ", " for name, _ in leaves) + ")"
-                )
+            if len(leaves) == _leaves(mode):  # the key the function made: K, or a0 alone
+                call_key = "a0" if len(leaves) == 1 else "K"
+            elif len(leaves) == 1:
+                call_key = leaves[0][0]
+            else:
+                call_key = "(" + "".join(name + ", " for name, _ in leaves) + ")"
             self.joins.names[f"X{n}"] = keys
             lines.append(f"    if {call_key} not in X{n}:")
             lines.append("        return NO")
@@ -380,7 +379,7 @@ class _Compiler:
             lines.append(f"    K = {call_key}")
             call_key = "K"
         if args:  # where the relaxation rejects the call (see filtered)
-            lines.append(f"{_FILTER}{n} {call_key} {','.join(args)}")
+            lines.append(f"{_FILTER}{n}")
         lines.append(f"    R = M.get({call_key})")
         lines.append("    if R is not None:")
         lines.append("        return R")
