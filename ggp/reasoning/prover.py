@@ -119,6 +119,8 @@ _STATIC, _STATE, _MOVE = 0, 1, 2
 
 #: Bindings of one join step read between two looks at the deadline (a few ms of work).
 _WATCH_CHUNK = 1024
+#: How many components' budgets all the relaxations may spend (see relaxations).
+_RELAXATION_COMPONENTS = 10
 #: Facts in one model past which the prover pauses the garbage collector (see _ensure).
 _LARGE_MODEL = 100_000
 
@@ -497,7 +499,8 @@ class ProverStateMachine:
     def relaxations(self, keys: Iterable[RelKey], *, max_bindings: int) -> dict[RelKey, Relaxation]:
         """The static relaxations (:mod:`ggp.reasoning.relax`) of the relations ``keys``
         and of the state-dependent relations they read, each component evaluated
-        within ``max_bindings`` join bindings; those found."""
+        within ``max_bindings`` join bindings and all of them within
+        :data:`_RELAXATION_COMPONENTS` times that; those found."""
         layer = {key: self._parts[i].layer for key, i in self._where.items()}
 
         def derived(key: RelKey) -> bool:
@@ -543,15 +546,18 @@ class ProverStateMachine:
             table = tables.get(key)
             return 1 if table is None else len(table.rows)
 
+        total_bindings = max_bindings * _RELAXATION_COMPONENTS
         for part in self._parts:
             if not needed.intersection(part.keys):
                 continue
+            if total_bindings <= 0:
+                break
             positions, rules = relax_component(part.keys, by_key, is_static, kept, size)
             seeds = {
                 relaxed_name(key, p): relaxed_seeds(p, self._seeds.get(key, ()))
                 for key, p in positions.items()
             }
-            budget = Budget(max_bindings)
+            budget = Budget(min(max_bindings, total_bindings))
             try:
                 (evaluated,), _ = compile_components(
                     [list(rules)],
@@ -564,6 +570,8 @@ class ProverStateMachine:
                 evaluate_component(evaluated, tables, seeds, lambda: None, budget)
             except BudgetExceeded:
                 continue
+            finally:
+                total_bindings -= budget.used
             for key, p in positions.items():
                 found[key] = Relaxation(p, tables[relaxed_name(key, p)])
         return found
