@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from ggp.gdl.parser import parse_file, parse_text
-from ggp.gdl.terms import Const
+from ggp.gdl.terms import Const, Func
 from ggp.reasoning.prover import ProverStateMachine
 from ggp.reasoning.relax import Budget, BudgetExceeded, projection
 from ggp.reasoning.topdown import TopDownStateMachine
@@ -110,6 +110,9 @@ def test_projection_reads_paths_and_skips_filters_that_reject_little() -> None:
     assert projection(wide, [(0,), (1,)]) is None
     diagonal = Table([(x, x) for x in (a, b, c)])
     assert projection(diagonal, [(0,), (1,)]) == {(a, a), (b, b), (c, c)}
+    pairs = Table([(Func("p", (x, x)), Func("p", (x, y))) for x in (a, b, c) for y in (b, c)])
+    pairs.add([(a, a)])  # no sub-terms at those paths: left out
+    assert projection(pairs, [(0, 1), (1, 0)]) == {(a, a), (b, b), (c, c)}
     assert projection(Table(), [(0,)]) == set()  # nothing holds: every call fails
 
 
@@ -118,6 +121,63 @@ def test_the_budget_counts_bindings() -> None:
     assert list(budget([(), ()])) == [(), ()]
     with pytest.raises(BudgetExceeded):
         budget([(), ()])
+
+
+#: A bishop on a 6 x 6 board walking diagonals through squares the state leaves empty,
+#: the square to ignore passed along as in chess (six coordinates each: dropped), called
+#: with every argument ground and with some free, and through a compound argument.
+BISHOP_KIF = """
+(role p)
+(coord 1) (coord 2) (coord 3) (coord 4) (coord 5) (coord 6)
+(succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6)
+(init (at 1 3)) (init (block 3 5)) (init (block 4 2)) (init (target 6 6)) (init (step 0))
+(tick 0 1) (tick 1 2) (tick 2 3) (tick 3 4) (tick 4 5) (tick 5 6) (tick 6 7) (tick 7 8)
+; diagonal walks through empty squares, the square to ignore passed along
+(<= (ne ?x ?y ?u ?v ?ix ?iy) (succ ?x ?u) (succ ?y ?v) (coord ?ix) (coord ?iy))
+(<= (ne ?x ?y ?u ?v ?ix ?iy)
+    (succ ?x ?a) (succ ?y ?b) (empty ?a ?b ?ix ?iy) (ne ?a ?b ?u ?v ?ix ?iy))
+(<= (se ?x ?y ?u ?v ?ix ?iy) (succ ?x ?u) (succ ?v ?y) (coord ?ix) (coord ?iy))
+(<= (se ?x ?y ?u ?v ?ix ?iy)
+    (succ ?x ?a) (succ ?b ?y) (empty ?a ?b ?ix ?iy) (se ?a ?b ?u ?v ?ix ?iy))
+(<= (empty ?a ?b ?ix ?iy) (coord ?a) (coord ?b) (coord ?ix) (coord ?iy) (not (true (block ?a ?b))))
+(<= (empty ?ix ?iy ?ix ?iy) (coord ?ix) (coord ?iy))
+(<= (line ?x ?y ?u ?v ?ix ?iy) (se ?x ?y ?u ?v ?ix ?iy))
+(<= (line ?x ?y ?u ?v ?ix ?iy) (se ?u ?v ?x ?y ?ix ?iy))
+(<= (line ?x ?y ?u ?v ?ix ?iy) (ne ?x ?y ?u ?v ?ix ?iy))
+(<= (line ?x ?y ?u ?v ?ix ?iy) (ne ?u ?v ?x ?y ?ix ?iy))
+(<= (hit ?ix ?iy) (true (at ?x ?y)) (true (target ?u ?v)) (line ?x ?y ?u ?v ?ix ?iy))
+(<= (can (go (sq ?x ?y) (sq ?u ?v))) (line ?x ?y ?u ?v 1 1) (not (true (block ?u ?v))))
+(<= (legal p (move ?u ?v)) (true (at ?x ?y)) (can (go (sq ?x ?y) (sq ?u ?v))))
+(<= (legal p (lift ?a ?b)) (true (block ?a ?b)) (not (hit ?a ?b)))
+(legal p wait)
+(<= (legal p (slide ?u)) (true (at ?x ?y)) (coord ?u) (can (go (sq ?x ?y) (sq ?u ?v))))
+(<= (next (at ?u ?v)) (does p (slide ?u)) (true (at ?x ?y)) (can (go (sq ?x ?y) (sq ?u ?v))))
+(<= (moved) (does p (slide ?u)))
+(<= (next (at ?u ?v)) (does p (move ?u ?v)))
+(<= (next (at ?x ?y)) (true (at ?x ?y)) (not (moved)))
+(<= (moved) (does p (move ?u ?v)))
+(<= (next (block ?a ?b)) (true (block ?a ?b)) (not (does p (lift ?a ?b))))
+(<= (next (block ?x ?y)) (does p (lift ?a ?b)) (true (at ?x ?y)))
+(<= (next (target ?u ?v)) (true (target ?u ?v)))
+(<= (next (step ?n)) (true (step ?m)) (tick ?m ?n))
+(<= terminal (true (step 8)))
+(<= terminal (true (at ?x ?y)) (true (target ?x ?y)))
+(<= (goal p 100) (true (at ?x ?y)) (true (target ?x ?y)))
+(<= (goal p 0) (not (hit 1 1)))
+(<= (goal p 50) (hit 1 1))
+"""
+
+
+def test_filters_answer_as_the_prover_in_every_mode() -> None:
+    description = parse_text(BISHOP_KIF)
+    machine = TopDownStateMachine(description)
+    filters = [line.strip() for line in machine.source.split("\n") if " not in X" in line]
+    assert "if (a0, a1, a2, a3, ) not in X" in " ".join(filters)  # the ignored square dropped
+    assert "if (a0, a1, a2, ) not in X" in " ".join(filters)  # a call with a value free
+    prover = ProverStateMachine(description)
+    steps = crosscheck_playouts(prover, machine, 12, np.random.default_rng(0), cap=10)
+    squares = {str(f) for s in steps for f in machine.state_facts(s.other) if f.name == "at"}
+    assert len(squares) > 3  # the bishop went places
 
 
 @requires_shared
