@@ -337,8 +337,9 @@ class CFRPlayer:
             return roots
         return self._sampler.sample_many(tracker.history, self.samples, self.rng, deadline=stop_at)
 
-    def _make_solver(self, tree: GameTree) -> CFRSolver:
-        """The solver for one tree (a subclass may warm-start it, e.g. from a network)."""
+    def _make_solver(self, tree: GameTree, whole_game: bool = False) -> CFRSolver:
+        """The solver for one tree (a subclass may warm-start it, e.g. from a network);
+        ``whole_game``: the tree is the whole game's (see the module docstring)."""
         solver = CFRSolver(tree, self.settings.algorithm)
         if self.settings.model_weight > 0 and self._tracker is not None:
             me = self._tracker.game.role_index(self._tracker.history.role)
@@ -480,7 +481,7 @@ class CFRPlayer:
             return None
         infoset = found[0]
         if whole.solver is None or whole.role != history.role:
-            whole.solver = self._make_solver(tree)
+            whole.solver = self._make_solver(tree, whole_game=True)
             whole.role = history.role
         solver = whole.solver
         self._snapshots = []

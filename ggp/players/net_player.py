@@ -162,13 +162,16 @@ class NetCFRPlayer(CFRPlayer):
                 match.game, OpponentModel(net, self.net_settings.uniform_mix)
             )
 
-    def _make_solver(self, tree: GameTree) -> CFRSolver:
-        # The solver starts from the network's policy, and models the others by it.
+    def _make_solver(self, tree: GameTree, whole_game: bool = False) -> CFRSolver:
+        # The solver starts from the network's policy, and models the others by it. The
+        # whole game's solve is not warm-started: a prior that is not an equilibrium slows
+        # CFR+ where nothing is left to guess (Leduc at 1 s a decision, model=0: 0.080
+        # chip from the best response with the warm start, training/RESULTS.md).
         self._priors = None
         if self._net is None:  # search only, as the cfr player: an equilibrium
             return CFRSolver(tree, self.settings.algorithm)
-        solver = super()._make_solver(tree)
-        if self._net is not None and self.net_settings.prior_weight > 0:
+        solver = super()._make_solver(tree, whole_game)
+        if self.net_settings.prior_weight > 0 and not whole_game:
             warm_start(solver, self._tree_priors(tree), self.net_settings.prior_weight)
         return solver
 

@@ -28,6 +28,7 @@ from ggp.nn.features import GameEncoding, game_digest
 from ggp.nn.guided import SubgameSettings, infoset_priors, solve_subgame, warm_start
 from ggp.nn.model import NetShape, PolicyValueNet, masked_log_softmax
 from ggp.nn.net_evaluator import NetEvaluator, OpponentModel
+from ggp.players.base import MatchInfo
 from ggp.players.cfr_player import CFRSettings
 from ggp.players.net_player import NetCFRPlayer
 from ggp.players.random_player import RandomPlayer
@@ -228,6 +229,17 @@ def test_net_player_plays_legal_moves() -> None:
         )
         assert record.replacements == ()
     assert player.last_search is not None
+
+
+def test_net_player_warm_starts_sampled_subgames_not_the_whole_game() -> None:
+    # The whole game's solve starts cold: nothing is left for the network's policy to
+    # guess there, and a prior that is no equilibrium slows CFR+ (training/RESULTS.md).
+    game = load("kuhn_poker.gdl")
+    player = NetCFRPlayer(rng=np.random.default_rng(0), evaluator=evaluator_for("kuhn_poker.gdl"))
+    player.start(MatchInfo("m", game, game.role("p1")))
+    tree = build_tree(game, max_nodes=1000)
+    assert not player._make_solver(tree, whole_game=True).regret.any()
+    assert player._make_solver(tree).regret.any()
 
 
 def make_checkpoint(name: str, path: Path, steps: int = 7) -> None:
