@@ -198,6 +198,7 @@ class CFRPlayer:
         self.last_search: SearchResult | None = None
         self.samples = self.settings.samples  # roots per move now (see CFRSettings.samples)
         self._whole: _WholeGame | None = None
+        self._pace = (0, 0.0)  # (id of the solver last iterated, its seconds an iteration)
 
     def start(self, match: MatchInfo) -> None:
         if (
@@ -420,7 +421,7 @@ class CFRPlayer:
             tree, solver, infoset = deepest
             until = min(min_until, stop_at)
             while time.monotonic() < until:
-                self._iterate(solver, infoset)
+                self._iterate(solver, infoset, until)
             best = self._result(tree, solver, infoset, best.depth, started)
         if best is None:  # no tree in time: any move legal at every root
             uniform = (1.0 / len(choosable),) * len(choosable)
@@ -486,7 +487,7 @@ class CFRPlayer:
         solver = whole.solver
         self._snapshots = []
         while True:
-            self._iterate(solver, infoset)
+            self._iterate(solver, infoset, stop_at)
             now = time.monotonic()
             if now >= stop_at or (now >= min_until and solver.iterations >= 200):
                 break
@@ -505,7 +506,7 @@ class CFRPlayer:
         complete = bool(tree.leaf_terminal.all())
         self._snapshots = []
         while True:
-            self._iterate(solver, infoset)
+            self._iterate(solver, infoset, stop_at)
             now = time.monotonic()
             if now >= stop_at:
                 break
@@ -517,8 +518,20 @@ class CFRPlayer:
                 break
         return (tree, solver, infoset), self._result(tree, solver, infoset, depth, started)
 
-    def _iterate(self, solver: CFRSolver, infoset: int) -> None:
-        solver.iterate(self.settings.iterations_per_check)
+    def _iterate(self, solver: CFRSolver, infoset: int, until: float) -> None:
+        """Up to :attr:`CFRSettings.iterations_per_check` iterations of ``solver``: as
+        many as its pace so far fits before ``until`` (at least one; one to measure the
+        pace of a new solver), so that a large tree (Leduc's whole game: 7 ms an
+        iteration) does not run a batch past the clock."""
+        n = self.settings.iterations_per_check
+        key, pace = self._pace
+        if key != id(solver):
+            n = 1
+        elif pace > 0:
+            n = max(1, min(n, int((until - time.monotonic()) / pace)))
+        started = time.monotonic()
+        solver.iterate(n)
+        self._pace = (id(solver), (time.monotonic() - started) / n)
         if self.settings.policy == "random-iteration":
             self._snapshots.append(solver.policy(infoset, average=False).copy())
 
