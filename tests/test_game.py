@@ -110,6 +110,62 @@ def test_cache_off(tictactoe: Game) -> None:
     assert game.cache_info().maxsize == 0 and game.cache_info().size == 0
 
 
+def test_without_a_cache_the_native_kernel_answers_the_playout_queries(tictactoe: Game) -> None:
+    """The fast path (one C call per query) answers exactly as the methods do, and hands
+    every argument it does not take itself to them: role names, strings, mappings, lists,
+    illegal moves, foreign states."""
+    machine = tictactoe.machine
+    if getattr(machine, "backend", None) != "native":
+        pytest.skip("no native kernel on this machine")
+    game = tictactoe.with_cache(0)
+    assert type(game.legal_moves).__name__ == "builtin_function_or_method"
+    slow = tictactoe.with_cache(1000)  # the Python methods
+    rng = np.random.default_rng(5)
+    for _ in range(10):
+        state = game.initial_state()
+        while not game.is_terminal(state):
+            assert not slow.is_terminal(state)
+            joint = []
+            for role in game.roles:
+                moves = game.legal_moves(state, role)
+                assert moves == slow.legal_moves(state, role) == game.legal_moves(state, role.name)
+                joint.append(moves[int(rng.integers(len(moves)))])
+            after = game.next_state(state, tuple(joint))
+            assert after == slow.next_state(state, joint) == game.next_state(state, joint)
+            assert after == game.next_state(state, dict(zip(game.roles, joint, strict=True)))
+            assert after == game.next_state(state, [str(m) for m in joint])
+            state = after
+        assert slow.is_terminal(state)
+    start = game.initial_state()
+    for joint in (["(mark 1 1)", "(mark 1 2)"], ["noop", "noop"], ["(mark 9 9)", "noop"], ["x"]):
+        with pytest.raises(GameError) as fast_error:
+            game.next_state(start, joint)
+        with pytest.raises(GameError) as slow_error:
+            slow.next_state(start, joint)
+        assert str(fast_error.value) == str(slow_error.value)
+    other = Game.from_file(GAMES / "tictactoe.gdl", cache_size=0)
+    for query in (
+        lambda: game.legal_moves(other.initial_state(), "xplayer"),
+        lambda: game.next_state(other.initial_state(), ["(mark 1 1)", "noop"]),
+        lambda: game.is_terminal(other.initial_state()),
+        lambda: game.legal_moves(start, "nobody"),
+    ):
+        with pytest.raises(GameError):
+            query()
+
+
+def test_a_game_with_the_fast_path_is_collected(tictactoe: Game) -> None:
+    """The native fast path refers back to its Game (its fallbacks): the cycle is freed."""
+    import gc
+    import weakref
+
+    game = tictactoe.with_cache(0)
+    ref = weakref.ref(game)
+    del game
+    gc.collect()
+    assert ref() is None
+
+
 def test_prover_and_propnet_agree_through_the_facade() -> None:
     fast = Game.from_file(GAMES / "blindtictactoe.gdl")
     slow = Game.from_file(GAMES / "blindtictactoe.gdl", reasoner="prover")

@@ -1303,6 +1303,157 @@ out:
     return result;
 }
 
+
+/* --------------------------------------------------------------- the Game's fast path */
+
+/*
+ * Front: the three queries of a random playout (legal moves, next state, terminal) as
+ * Game takes them (State objects, role terms, joint moves as sequences of terms), answered
+ * in one C call where the arguments are this machine's own: a State of ``owner``, a role
+ * of ``roles`` (a dict role -> index), a tuple or list with one known move per role, all
+ * legal. Anything else (a role name, a foreign state, an unknown or illegal move, a
+ * mapping) goes to the Python fallbacks, which answer it or raise the usual GameError.
+ */
+typedef struct {
+    PyObject_HEAD
+    Net *net;
+    PyObject *owner, *roles, *legal_fallback, *next_fallback, *terminal_fallback;
+} Front;
+
+static inline PyObject *slot_of(PyObject *state, Py_ssize_t at) { return *(PyObject **)((char *)state + at); }
+
+/* The key of ``state`` when it is a State of this front's owner, else NULL (no error set). */
+static inline PyObject *own_key(Front *f, PyObject *state) {
+    if (Py_TYPE(state) != StateType || slot_of(state, state_owner_at) != f->owner) return NULL;
+    PyObject *key = slot_of(state, state_key_at);
+    return key && PyLong_CheckExact(key) ? key : NULL;
+}
+
+static PyObject *Front_legal(Front *f, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs == 2) {
+        PyObject *key = own_key(f, args[0]);
+        if (key) {
+            PyObject *found = PyDict_GetItemWithError(f->roles, args[1]);
+            if (found) {
+                if (load_state(f->net, key) < 0) return NULL;
+                return legal_tuple(f->net, (int32_t)PyLong_AsLong(found));
+            }
+            if (PyErr_Occurred()) PyErr_Clear(); /* an unhashable role: the fallback says why */
+        }
+    }
+    return PyObject_Vectorcall(f->legal_fallback, args, (size_t)nargs, NULL);
+}
+
+static PyObject *Front_next(Front *f, PyObject *const *args, Py_ssize_t nargs) {
+    Net *s = f->net;
+    PyObject *key = nargs == 2 ? own_key(f, args[0]) : NULL;
+    PyObject *joint = nargs == 2 ? args[1] : NULL;
+    if (key && (PyTuple_CheckExact(joint) || PyList_CheckExact(joint)) && Py_SIZE(joint) == s->n_roles) {
+        PyObject **items = PyTuple_CheckExact(joint) ? ((PyTupleObject *)joint)->ob_item : ((PyListObject *)joint)->ob_item;
+        int32_t moves[s->n_roles > 0 ? s->n_roles : 1];
+        int32_t r = 0;
+        for (; r < s->n_roles; r++) {
+            PyObject *found = PyDict_GetItemWithError(PyTuple_GET_ITEM(s->move_index, r), items[r]);
+            if (!found) {
+                if (PyErr_Occurred()) PyErr_Clear();
+                break;
+            }
+            moves[r] = (int32_t)PyLong_AsLong(found);
+        }
+        if (r == s->n_roles) {
+            if (load_state(s, key) < 0) return NULL;
+            if (load_moves(s, moves) == 0) return new_state(words_to_int(s->out_bits, s->base_words), f->owner);
+            if (!PyErr_ExceptionMatches(IllegalMove)) return NULL;
+            PyErr_Clear(); /* the fallback raises the GameError naming the move */
+        }
+    }
+    return PyObject_Vectorcall(f->next_fallback, args, (size_t)nargs, NULL);
+}
+
+static PyObject *Front_terminal(Front *f, PyObject *state) {
+    PyObject *key = own_key(f, state);
+    if (!key) return PyObject_CallOneArg(f->terminal_fallback, state);
+    if (load_state(f->net, key) < 0) return NULL;
+    return PyBool_FromLong(f->net->node[f->net->terminal].val);
+}
+
+static int Front_traverse(Front *f, visitproc visit, void *arg) {
+    Py_VISIT(f->net);
+    Py_VISIT(f->owner);
+    Py_VISIT(f->roles);
+    Py_VISIT(f->legal_fallback);
+    Py_VISIT(f->next_fallback);
+    Py_VISIT(f->terminal_fallback);
+    return 0;
+}
+
+static int Front_clear(Front *f) {
+    Py_CLEAR(f->net);
+    Py_CLEAR(f->owner);
+    Py_CLEAR(f->roles);
+    Py_CLEAR(f->legal_fallback);
+    Py_CLEAR(f->next_fallback);
+    Py_CLEAR(f->terminal_fallback);
+    return 0;
+}
+
+static void Front_dealloc(Front *f) {
+    PyObject_GC_UnTrack(f);
+    Front_clear(f);
+    Py_TYPE(f)->tp_free((PyObject *)f);
+}
+
+static PyMethodDef Front_methods[] = {
+    {"legal_moves", (PyCFunction)(void (*)(void))Front_legal, METH_FASTCALL,
+     "legal_moves(state, role) -> tuple of the role's legal moves"},
+    {"next_state", (PyCFunction)(void (*)(void))Front_next, METH_FASTCALL,
+     "next_state(state, joint) -> the successor State"},
+    {"is_terminal", (PyCFunction)Front_terminal, METH_O, "is_terminal(state) -> bool"},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject FrontType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ggp_propnet_kernel.Front",
+    .tp_basicsize = sizeof(Front),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "A playout's three queries answered natively, with Python fallbacks (Net.front).",
+    .tp_traverse = (traverseproc)Front_traverse,
+    .tp_clear = (inquiry)Front_clear,
+    .tp_dealloc = (destructor)Front_dealloc,
+    .tp_methods = Front_methods,
+};
+
+/* front(owner, roles, legal_fallback, next_fallback, terminal_fallback) -> Front */
+static PyObject *Net_front(Net *s, PyObject *args) {
+    PyObject *owner, *roles, *legal, *next, *terminal;
+    if (!PyArg_ParseTuple(args, "OO!OOO", &owner, &PyDict_Type, &roles, &legal, &next, &terminal)) return NULL;
+    if (!StateType) {
+        PyErr_SetString(PyExc_RuntimeError, "set_state_class was not called");
+        return NULL;
+    }
+    PyObject *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(roles, &pos, NULL, &value)) {
+        long r = PyLong_Check(value) ? PyLong_AsLong(value) : -1;
+        if (r < 0 || r >= s->n_roles) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "roles maps each role to its index");
+            return NULL;
+        }
+    }
+    Front *f = PyObject_GC_New(Front, &FrontType);
+    if (!f) return NULL;
+    Py_INCREF(s);
+    f->net = s;
+    PyObject *refs[5] = {owner, roles, legal, next, terminal};
+    for (int i = 0; i < 5; i++) Py_INCREF(refs[i]);
+    f->owner = owner;
+    f->roles = roles;
+    f->legal_fallback = legal;
+    f->next_fallback = next;
+    f->terminal_fallback = terminal;
+    PyObject_GC_Track(f);
+    return (PyObject *)f;
+}
+
 /* --------------------------------------------------------------- construction */
 
 static void Net_dealloc(Net *s) {
@@ -1581,6 +1732,8 @@ static PyMethodDef Net_methods[] = {
      "values(nodes) -> int, bit i = node i's value (in the last state, all false at first)"},
     {"playouts", (PyCFunction)Net_playouts, METH_VARARGS, "bit-sliced random playouts"},
     {"evaluate", (PyCFunction)Net_evaluate, METH_VARARGS, "bit-sliced evaluation of many states"},
+    {"front", (PyCFunction)Net_front, METH_VARARGS,
+     "front(owner, roles, legal_fallback, next_fallback, terminal_fallback) -> Front"},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject NetType = {
@@ -1603,7 +1756,7 @@ static PyModuleDef module = {PyModuleDef_HEAD_INIT, "ggp_propnet_kernel",
                              "The native propnet kernel of ggp.", -1, module_methods};
 
 PyMODINIT_FUNC PyInit_ggp_propnet_kernel(void) {
-    if (PyType_Ready(&NetType) < 0) return NULL;
+    if (PyType_Ready(&NetType) < 0 || PyType_Ready(&FrontType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
     Py_INCREF(&NetType);

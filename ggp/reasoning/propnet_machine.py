@@ -48,7 +48,7 @@ from __future__ import annotations
 import itertools
 import logging
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -63,7 +63,7 @@ from ggp.reasoning.compile import CompiledBatch, CompiledSingle, compile_batch, 
 from ggp.reasoning.ground import GroundingLimits, ground
 from ggp.reasoning.kernel import kernel_spec, load_kernel
 from ggp.reasoning.propnet import Propnet, build_propnet
-from ggp.reasoning.state_machine import JointMove, State, fact_hash64
+from ggp.reasoning.state_machine import FastQueries, JointMove, State, fact_hash64
 
 __all__ = ["PropnetStateMachine", "StateBatch", "PlayoutResult", "Backend"]
 
@@ -384,6 +384,21 @@ class PropnetStateMachine:
             return terminal
         assert self._single is not None
         return bool(self._single.terminal(state.key))  # type: ignore[arg-type]
+
+    def fast_queries(
+        self,
+        legal_moves: Callable[[State, Any], tuple[Term, ...]],
+        next_state: Callable[[State, Any], State],
+        is_terminal: Callable[[State], bool],
+    ) -> FastQueries | None:
+        """The three queries of a playout answered in one native call each, as
+        :class:`~ggp.game.Game` takes them (states, roles, joint moves of terms); whatever
+        is not this machine's own state, role and legal move terms goes to the given
+        fallbacks (which convert it or raise the GameError). None without the kernel."""
+        if self._native is None:
+            return None
+        front = self._native.front(self, self._role_index, legal_moves, next_state, is_terminal)
+        return FastQueries(front.legal_moves, front.next_state, front.is_terminal)
 
     def goals(self, state: State) -> tuple[int, ...]:
         """Each role's goal value in ``state`` (the largest if several, 0 if none)."""

@@ -22,12 +22,20 @@ Conventions shared by all implementations:
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Hashable, Iterable, Sequence
-from typing import Protocol, runtime_checkable
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
 
 from ggp.gdl.terms import Const, Term
 
-__all__ = ["State", "StateMachine", "JointMove", "fact_hash64", "zobrist_of_facts"]
+__all__ = [
+    "State",
+    "StateMachine",
+    "JointMove",
+    "FastQueries",
+    "fact_hash64",
+    "zobrist_of_facts",
+]
 
 #: One move per role, in the machine's ``roles`` order.
 JointMove = tuple[Term, ...]
@@ -116,3 +124,20 @@ class StateMachine(Protocol):
     def state_from_facts(self, facts: frozenset[Term]) -> State:
         """The state whose true base propositions are ``facts``."""
         ...
+
+
+@dataclass(frozen=True)
+class FastQueries:
+    """A reasoner's playout queries taking :class:`~ggp.game.Game`'s arguments directly
+    (one native call each, no Python frame), with the Game's own methods as fallbacks for
+    the arguments they do not take: ``PropnetStateMachine.fast_queries``.
+
+    Attributes:
+        legal_moves: ``(state, role) -> moves``, as :meth:`ggp.Game.legal_moves`.
+        next_state: ``(state, joint) -> state``, as :meth:`ggp.Game.next_state`.
+        is_terminal: ``(state) -> bool``, as :meth:`ggp.Game.is_terminal`.
+    """
+
+    legal_moves: Callable[[State, Any], tuple[Term, ...]]
+    next_state: Callable[[State, Any], State]
+    is_terminal: Callable[[State], bool]
