@@ -861,16 +861,21 @@ static inline void lane_set(uint64_t *vec, int32_t lane) { vec[lane >> 6] |= (ui
 static inline void lane_clear(uint64_t *vec, int32_t lane) { vec[lane >> 6] &= ~((uint64_t)1 << (lane & 63)); }
 static inline int lane_get(const uint64_t *vec, int32_t lane) { return (int)((vec[lane >> 6] >> (lane & 63)) & 1); }
 
-/* Load into each lane of ``mask`` the state in row lane_playout[lane] of ``rows``
-   ([N][base_words]): clear those lanes in every base vector, then set each row's true bits. */
-static void load_lanes(const Net *s, uint64_t *V, int32_t W, const uint64_t *mask, const uint64_t *rows,
-                       const int64_t *lane_playout) {
+/* Clear the lanes of ``mask`` in every base vector. */
+static void clear_lanes(const Net *s, uint64_t *V, int32_t W, const uint64_t *mask) {
     for (int32_t k = 0; k < s->n_base; k++) {
         int32_t id = s->base_node[k];
         if (id < 0) continue;
         uint64_t *vec = V + (size_t)id * W;
         for (int32_t w = 0; w < W; w++) vec[w] &= ~mask[w];
     }
+}
+
+/* Set, in each lane of ``mask``, the true bits of the state in row lane_playout[lane] of
+   ``rows`` ([N][base_words]); those lanes of the base vectors must be clear (advance
+   clears them). */
+static void load_lanes(const Net *s, uint64_t *V, int32_t W, const uint64_t *mask, const uint64_t *rows,
+                       const int64_t *lane_playout) {
     for (int32_t w = 0; w < W; w++) {
         uint64_t x = mask[w];
         while (x) {
@@ -1033,20 +1038,68 @@ static void choose_moves(const Net *s, uint64_t *V, int32_t W, const uint64_t *a
     }
 }
 
-/* Copy every next-state vector onto its base vector (through a scratch copy). */
-static void advance(const Net *s, uint64_t *V, int32_t W, uint64_t *scratch) {
-    int32_t n = 0;
-    for (int32_t k = 0; k < s->n_base; k++) {
-        if (s->base_node[k] < 0) continue;
-        memcpy(scratch + (size_t)n * W, V + (size_t)s->next_node[k] * W, (size_t)W * 8);
-        n++;
+/*
+ * How the next-state vectors become the base vectors: (dst, src) node pairs, those whose
+ * source is itself a base node last (``n_direct`` pairs first): their sources are saved
+ * before any base vector is overwritten.
+ */
+typedef struct {
+    int32_t *dst, *src;
+    int32_t n_direct, n;
+} Advance;
+
+static int make_advance(const Net *s, Advance *a) {
+    a->dst = (int32_t *)PyMem_Malloc(sizeof(int32_t) * (s->n_base ? s->n_base : 1));
+    a->src = (int32_t *)PyMem_Malloc(sizeof(int32_t) * (s->n_base ? s->n_base : 1));
+    if (!a->dst || !a->src) return -1;
+    a->n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int32_t k = 0; k < s->n_base; k++) {
+            if (s->base_node[k] < 0 || (s->op[s->next_node[k]] == OP_BASE) != pass) continue;
+            a->dst[a->n] = s->base_node[k];
+            a->src[a->n++] = s->next_node[k];
+        }
+        if (pass == 0) a->n_direct = a->n;
     }
-    n = 0;
-    for (int32_t k = 0; k < s->n_base; k++) {
-        if (s->base_node[k] < 0) continue;
-        memcpy(V + (size_t)s->base_node[k] * W, scratch + (size_t)n * W, (size_t)W * 8);
-        n++;
+    return 0;
+}
+
+/* Every base vector takes its next-state vector, with the lanes of ``clear`` zeroed. */
+static inline __attribute__((always_inline)) void advance_w(const Advance *a, uint64_t *V, const int32_t W,
+                                                            uint64_t *scratch, const uint64_t *clear) {
+    uint64_t keep[64];
+    for (int32_t w = 0; w < W; w++) keep[w] = ~clear[w];
+    for (int32_t i = a->n_direct; i < a->n; i++) {
+        const uint64_t *x = V + (size_t)a->src[i] * W;
+        uint64_t *t = scratch + (size_t)(i - a->n_direct) * W;
+        for (int32_t w = 0; w < W; w++) t[w] = x[w];
     }
+    for (int32_t i = 0; i < a->n_direct; i++) {
+        const uint64_t *x = V + (size_t)a->src[i] * W;
+        uint64_t *o = V + (size_t)a->dst[i] * W;
+        for (int32_t w = 0; w < W; w++) o[w] = x[w] & keep[w];
+    }
+    for (int32_t i = a->n_direct; i < a->n; i++) {
+        const uint64_t *t = scratch + (size_t)(i - a->n_direct) * W;
+        uint64_t *o = V + (size_t)a->dst[i] * W;
+        for (int32_t w = 0; w < W; w++) o[w] = t[w] & keep[w];
+    }
+}
+
+#define ADVANCE_AT(N)                                                                                      \
+    __attribute__((target_clones("avx2", "default"))) static void advance_##N(                               \
+        const Advance *a, uint64_t *V, uint64_t *scratch, const uint64_t *clear) {                          \
+        advance_w(a, V, N, scratch, clear);                                                                  \
+    }
+ADVANCE_AT(8)
+ADVANCE_AT(16)
+ADVANCE_AT(32)
+
+static void advance(const Advance *a, uint64_t *V, int32_t W, uint64_t *scratch, const uint64_t *clear) {
+    if (W == 8) advance_8(a, V, scratch, clear);
+    else if (W == 16) advance_16(a, V, scratch, clear);
+    else if (W == 32) advance_32(a, V, scratch, clear);
+    else advance_w(a, V, W, scratch, clear);
 }
 
 /*
@@ -1092,8 +1145,9 @@ static PyObject *Net_playouts(Net *s, PyObject *args) {
     int64_t *lane_playout = (int64_t *)PyMem_Malloc(sizeof(int64_t) * lanes);
     int64_t *lane_steps = (int64_t *)PyMem_Malloc(sizeof(int64_t) * lanes);
     uint64_t active[64], done[64], reload[64];
+    Advance plan = {NULL, NULL, 0, 0};
     PyObject *result = NULL;
-    if (!V || !scratch || !count || !density || !lane_playout || !lane_steps) {
+    if (!V || !scratch || !count || !density || !lane_playout || !lane_steps || make_advance(s, &plan) < 0) {
         PyErr_NoMemory();
         goto out;
     }
@@ -1155,7 +1209,6 @@ static PyObject *Net_playouts(Net *s, PyObject *args) {
         }
         choose_moves(s, V, W, active, &g, count, density);
         eval_vec(s, V, &s->move_play, W);
-        advance(s, V, W, scratch);
         int any_reload = 0;
         for (int32_t w = 0; w < W; w++) {
             uint64_t x = active[w];
@@ -1176,12 +1229,15 @@ static PyObject *Net_playouts(Net *s, PyObject *args) {
             active[w] |= reload[w];
             any_reload |= reload[w] != 0;
         }
+        advance(&plan, V, W, scratch, reload);
         if (any_reload) load_lanes(s, V, W, reload, rows, lane_playout);
     }
     Py_END_ALLOW_THREADS
     Py_INCREF(Py_None);
     result = Py_None;
 out:
+    PyMem_Free(plan.dst);
+    PyMem_Free(plan.src);
     PyMem_Free(V);
     PyMem_Free(scratch);
     PyMem_Free(count);
@@ -1243,6 +1299,7 @@ static PyObject *Net_evaluate(Net *s, PyObject *args) {
             lane_set(mask, lane);
             lane_row[lane] = first + lane;
         }
+        clear_lanes(s, V, W, mask);
         load_lanes(s, V, W, mask, rows, lane_row);
         eval_vec(s, V, &s->state_all, W);
         for (int32_t lane = 0; lane < width; lane++) {
