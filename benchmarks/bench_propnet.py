@@ -5,8 +5,9 @@ state and the terminal check (the gdl-perf convention, as ``ggp bench --no-cache
 Per game and backend:
 
 - **native** / **python**: the propnet with the C kernel or in pure Python
-  (``PropnetStateMachine(backend=...)``); *single* is one state per call through the
-  StateMachine API, *batched* is ``random_playouts`` over ``--batch`` states at once;
+  (``PropnetStateMachine(backend=...)``); *single* is one state per call through
+  ``Game`` with the cache off (as ``ggp bench --no-cache``: the native backend answers
+  there in one C call per query), *batched* is ``random_playouts`` over ``--batch`` states at once;
 - **topdown**: ``TopDownStateMachine``, the goal-directed evaluation of the un-ground
   rules that ``auto`` falls back to, one state per call;
 - **prover**: the reference ``ProverStateMachine``, one state per call;
@@ -74,8 +75,8 @@ def measure(path: Path, seconds: float, prover_seconds: float, batch: int, seed:
             m = machine if machine.backend == backend else None
             if m is None:
                 m = PropnetStateMachine(description, backend=backend)
-            row[f"{backend}_single"] = single_rate(m, seconds, seed).states_per_s
             view = Game(m, game.description, reasoner="propnet", cache_size=0)
+            row[f"{backend}_single"] = single_rate(view, seconds, seed).states_per_s
             row[f"{backend}_batched"] = batched_rate(view, batch, seconds, seed).states_per_s
     topdown = TopDownStateMachine(description)
     row["topdown_single"] = single_rate(topdown, seconds, seed).states_per_s
