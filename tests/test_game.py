@@ -110,7 +110,7 @@ def test_cache_off(tictactoe: Game) -> None:
     assert game.cache_info().maxsize == 0 and game.cache_info().size == 0
 
 
-def test_without_a_cache_the_native_kernel_answers_the_playout_queries(tictactoe: Game) -> None:
+def test_the_native_kernel_answers_the_playout_queries(tictactoe: Game) -> None:
     """The fast path (one C call per query) answers exactly as the methods do, and hands
     every argument it does not take itself to them: role names, strings, mappings, lists,
     illegal moves, foreign states."""
@@ -118,30 +118,38 @@ def test_without_a_cache_the_native_kernel_answers_the_playout_queries(tictactoe
     if getattr(machine, "backend", None) != "native":
         pytest.skip("no native kernel on this machine")
     game = tictactoe.with_cache(0)
-    assert type(game.legal_moves).__name__ == "builtin_function_or_method"
-    slow = tictactoe.with_cache(1000)  # the Python methods
+    for query in (game.legal_moves, game.next_state, game.is_terminal):
+        assert type(query).__name__ == "builtin_function_or_method"
+    cached = tictactoe.with_cache(1000)  # legal moves and terminal natively, next through the cache
+    assert type(cached.legal_moves).__name__ == "builtin_function_or_method"
+    assert type(cached.next_state).__name__ == "method"
     rng = np.random.default_rng(5)
     for _ in range(10):
         state = game.initial_state()
         while not game.is_terminal(state):
-            assert not slow.is_terminal(state)
+            assert not Game.is_terminal(game, state) and not cached.is_terminal(state)
             joint = []
             for role in game.roles:
                 moves = game.legal_moves(state, role)
-                assert moves == slow.legal_moves(state, role) == game.legal_moves(state, role.name)
+                assert (
+                    moves == Game.legal_moves(game, state, role) == cached.legal_moves(state, role)
+                )
+                assert moves == game.legal_moves(state, role.name)
                 joint.append(moves[int(rng.integers(len(moves)))])
             after = game.next_state(state, tuple(joint))
-            assert after == slow.next_state(state, joint) == game.next_state(state, joint)
+            assert after == Game.next_state(game, state, joint) == game.next_state(state, joint)
+            assert after == cached.next_state(state, joint)
             assert after == game.next_state(state, dict(zip(game.roles, joint, strict=True)))
             assert after == game.next_state(state, [str(m) for m in joint])
             state = after
-        assert slow.is_terminal(state)
+        assert Game.is_terminal(game, state) and cached.is_terminal(state)
+    assert cached.cache_info().misses > 0
     start = game.initial_state()
     for joint in (["(mark 1 1)", "(mark 1 2)"], ["noop", "noop"], ["(mark 9 9)", "noop"], ["x"]):
         with pytest.raises(GameError) as fast_error:
             game.next_state(start, joint)
         with pytest.raises(GameError) as slow_error:
-            slow.next_state(start, joint)
+            Game.next_state(game, start, joint)
         assert str(fast_error.value) == str(slow_error.value)
     other = Game.from_file(GAMES / "tictactoe.gdl", cache_size=0)
     for query in (
@@ -149,6 +157,8 @@ def test_without_a_cache_the_native_kernel_answers_the_playout_queries(tictactoe
         lambda: game.next_state(other.initial_state(), ["(mark 1 1)", "noop"]),
         lambda: game.is_terminal(other.initial_state()),
         lambda: game.legal_moves(start, "nobody"),
+        lambda: cached.legal_moves(other.initial_state(), "xplayer"),
+        lambda: cached.is_terminal(other.initial_state()),
     ):
         with pytest.raises(GameError):
             query()

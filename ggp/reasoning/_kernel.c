@@ -1406,11 +1406,15 @@ static PyObject *Front_next(Front *f, PyObject *const *args, Py_ssize_t nargs) {
     PyObject *key = nargs == 2 ? own_key(f, args[0]) : NULL;
     PyObject *joint = nargs == 2 ? args[1] : NULL;
     if (key && (PyTuple_CheckExact(joint) || PyList_CheckExact(joint)) && Py_SIZE(joint) == s->n_roles) {
-        PyObject **items = PyTuple_CheckExact(joint) ? ((PyTupleObject *)joint)->ob_item : ((PyListObject *)joint)->ob_item;
+        int is_tuple = PyTuple_CheckExact(joint);
         int32_t moves[s->n_roles > 0 ? s->n_roles : 1];
         int32_t r = 0;
         for (; r < s->n_roles; r++) {
-            PyObject *found = PyDict_GetItemWithError(PyTuple_GET_ITEM(s->move_index, r), items[r]);
+            if (Py_SIZE(joint) != s->n_roles) break; /* a list changed by a move's __eq__ */
+            PyObject *item = is_tuple ? PyTuple_GET_ITEM(joint, r) : PyList_GET_ITEM(joint, r);
+            Py_INCREF(item);
+            PyObject *found = PyDict_GetItemWithError(PyTuple_GET_ITEM(s->move_index, r), item);
+            Py_DECREF(item);
             if (!found) {
                 if (PyErr_Occurred()) PyErr_Clear();
                 break;
