@@ -102,15 +102,24 @@ class BattleField:
 
 
 @functools.lru_cache(maxsize=16)
+def _initial_names(game: Game) -> frozenset[str]:
+    """The names of the facts ``init`` sets, from the rules (so without the propositional
+    network too: a game past the grounding budget is played by the top-down prover)."""
+    return frozenset(
+        rule.head.args[0].name
+        for rule in game.description
+        if rule.head.name == "init" and not rule.body and rule.head.args
+    )
+
+
 def is_battlecity(game: Game) -> bool:
-    """Whether ``game`` is one of the BattleCity games (it has ``(tank P X Y)`` facts)."""
-    return any(p.name == "tank" for p in game.base_propositions or ())
+    """Whether ``game`` is one of the BattleCity games (it starts with ``(tank P X Y)``)."""
+    return "tank" in _initial_names(game)
 
 
-@functools.lru_cache(maxsize=16)
 def is_rts(game: Game) -> bool:
-    """Whether ``game`` is one of the 8x8 RTS games (it has ``(unit X Y P T)`` facts)."""
-    return any(p.name == "unit" for p in game.base_propositions or ())
+    """Whether ``game`` is one of the 8x8 RTS games (it starts with ``(unit X Y P T)``)."""
+    return "unit" in _initial_names(game)
 
 
 @functools.lru_cache(maxsize=16)
@@ -234,7 +243,11 @@ class RtsBoard:
 
 @functools.lru_cache(maxsize=16)
 def _board_size(game: Game) -> int:
-    return 1 + max(v for f in game.base_propositions or () if f.name == "unit" for v in _ints(f))
+    """The side of the board: one past the largest coordinate of the ``(adj X Y D X2 Y2)``
+    facts of the rules."""
+    return 1 + max(
+        v for rule in game.description if rule.head.name == "adj" for v in _ints(rule.head)
+    )
 
 
 def read_board(game: Game, state: State) -> RtsBoard:

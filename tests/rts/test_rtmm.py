@@ -28,7 +28,7 @@ from ggp.rts.evaluation import (
     forwarded,
     rts_difference,
 )
-from ggp.rts.state import read_board, read_field
+from ggp.rts.state import is_battlecity, is_rts, read_board, read_field
 from ggp.search.classic.rtmm import RTMM
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -200,6 +200,36 @@ def test_rush_attacks_an_adjacent_enemy_and_stochastic_plays_legal_moves() -> No
     assert picks <= {str(m) for m in legal} and "(order 3 3 attack right)" in picks
     with pytest.raises(GameError, match="no RTS bot"):
         bot_move("nobody", game, state, 0, legal, rng)
+
+
+def test_the_board_readers_need_no_propositional_network() -> None:
+    """A game past the grounding budget is played by the top-down prover (RTS-Full under
+    a small GGP_GROUNDING_SECONDS): the games are still recognised and read alike."""
+    for name in ("rts/rts_8x8_melee.gdl", "rts/battlecity_small.gdl"):
+        net = load(name)
+        prover = Game.from_file(GAMES / name, reasoner="topdown")
+        assert prover.base_propositions is None
+        assert (is_rts(prover), is_battlecity(prover)) == (is_rts(net), is_battlecity(net))
+        assert is_rts(prover) != is_battlecity(prover)
+        state, other = net.initial_state(), prover.initial_state()
+        rng = np.random.default_rng(1)
+        for _ in range(12):
+            if net.is_terminal(state):
+                break
+            if is_rts(net):
+                assert read_board(prover, other) == read_board(net, state)
+            else:
+                assert read_field(prover, other) == read_field(net, state)
+            joint = [rng.choice(net.legal_moves(state, role)) for role in net.roles]
+            state, other = net.next_state(state, joint), prover.next_state(other, joint)
+    melee = Game.from_file(GAMES / "rts/rts_8x8_melee.gdl", reasoner="topdown")
+    rng = np.random.default_rng(0)
+    players = {
+        melee.role("blue"): make_player("rtsbot:rush", rng, melee),
+        melee.role("red"): make_player("rtsbot:stochastic", rng, melee),
+    }
+    record = run_match(melee, players, rng, play_clock_s=2.0, max_steps=6000)
+    assert record.replacements == () and sorted(record.goals) in ([0, 100], [50, 50])
 
 
 # --------------------------------------------------------------------- players
