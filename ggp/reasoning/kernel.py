@@ -157,13 +157,7 @@ def kernel_spec(net: Propnet) -> dict[str, object]:
     """The arrays (as bytes) and sizes from which the kernel's ``Net`` is built."""
     n = len(net.ops)
     ops = np.array(net.ops, dtype=np.uint8)
-    # Propnet.children, without an enum comparison per node (the slow part at 100k nodes).
-    gate_ops = {int(Op.AND), int(Op.OR), int(Op.NOT)}
-    loop_op = int(Op.LOOP)
-    children: list[tuple[int, ...]] = [
-        args if op in gate_ops else (net.loops[node],) if op == loop_op else ()
-        for node, (op, args) in enumerate(zip(ops.tolist(), net.args, strict=True))
-    ]
+    children: list[tuple[int, ...]] = [net.children(node) for node in range(n)]
     parents: list[list[int]] = [[] for _ in range(n)]
     for node, kids in enumerate(children):
         for child in kids:
@@ -209,12 +203,7 @@ def kernel_spec(net: Propnet) -> dict[str, object]:
     roots = [net.terminal, *net.next]
     roots.extend(node for nodes in net.legal for node in nodes)
     roots.extend(node for pairs in net.goals for _, node in pairs)
-    cone: set[int] = set()
-    while roots:
-        node = roots.pop()
-        if node not in cone:
-            cone.add(node)
-            roots.extend(children[node])
+    cone = net.cone(roots)
     played[np.fromiter(cone, dtype=np.int64, count=len(cone))] = True
     base_node = np.full(len(net.base), -1, dtype=np.int32)
     input_node = np.full(len(net.inputs), -1, dtype=np.int32)
