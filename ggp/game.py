@@ -758,6 +758,21 @@ class Game:
         keys = [cast(int, state.key) for state in states]
         return ints_to_bits(keys, len(net.propnet.base))
 
+    def legal_bits(self, states: Sequence[State]) -> tuple[npt.NDArray[np.bool_], ...]:
+        """Per role (in :attr:`roles` order), ``[len(states), len(all_moves(role))]``
+        bool: which of :meth:`all_moves` the rules make legal in each state, in one batched
+        call (terminal states are not special: check :meth:`is_terminal`).
+
+        Raises:
+            GameError: The prover plays the game (it has no fixed set of moves).
+        """
+        net = self._propnet()
+        if net is None:
+            raise GameError(
+                f"{self.description.path} runs on the reference prover: it has no grounded moves"
+            )
+        return net.legal_bits(states)
+
     @property
     def propnet_size(self) -> PropnetSize | None:
         """The size of the game's propositional network; None with the prover."""

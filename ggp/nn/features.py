@@ -130,12 +130,10 @@ class GameEncoding:
 
     def legal_masks(self, states: Sequence[State]) -> list[npt.NDArray[np.bool_]]:
         """Per policy head, ``[B, M_p]`` bool: 1 = legal (all 0 in a terminal state)."""
-        masks = [np.zeros((len(states), size), dtype=bool) for size in self.policy_sizes]
         game = self.game
-        for b, state in enumerate(states):
-            if game.is_terminal(state):
-                continue
-            for head, role in enumerate(self.policy_roles):
-                legal = game.legal_moves(state, self.roles[role])
-                masks[head][b, self.move_indices(head, legal)] = True
+        bits = game.legal_bits(states)
+        terminal = [b for b, state in enumerate(states) if game.is_terminal(state)]
+        masks = [np.array(bits[role], dtype=bool) for role in self.policy_roles]
+        for mask in masks:
+            mask[terminal] = False
         return masks

@@ -28,7 +28,7 @@ from torch import nn
 
 from ggp.nn.features import GameEncoding
 
-__all__ = ["NetShape", "NetOutput", "PolicyValueNet", "masked_log_softmax"]
+__all__ = ["NetShape", "NetOutput", "PolicyValueNet", "masked_log_softmax", "masked_softmax"]
 
 #: The logit given to illegal moves (finite, so that an all-illegal row stays finite).
 MASKED_LOGIT = -1e9
@@ -176,4 +176,20 @@ def masked_log_softmax(logits: torch.Tensor, legal_mask: torch.Tensor) -> torch.
     """
     masked = logits.masked_fill(~legal_mask, MASKED_LOGIT)
     result: torch.Tensor = torch.log_softmax(masked, dim=-1)
+    return result
+
+
+def masked_softmax(logits: torch.Tensor, legal_mask: torch.Tensor) -> torch.Tensor:
+    """``[B, M]`` probabilities over the legal moves (``legal_mask`` 1 = legal), 0 for
+    illegal moves and in a row without a legal move (the inference-time
+    :func:`masked_log_softmax`, in one pass).
+
+    Example:
+        >>> import torch
+        >>> p = masked_softmax(torch.zeros(2, 3), torch.tensor([[True, False, True], [False] * 3]))
+        >>> [[round(float(x), 3) for x in row] for row in p]
+        [[0.5, 0.0, 0.5], [0.0, 0.0, 0.0]]
+    """
+    probs = torch.softmax(logits.masked_fill(~legal_mask, MASKED_LOGIT), dim=-1)
+    result: torch.Tensor = probs.masked_fill_(~legal_mask.any(dim=-1, keepdim=True), 0.0)
     return result

@@ -14,6 +14,8 @@ other roles the samplers use during play (the published bias ``f + 1/|A|`` is th
 
 from __future__ import annotations
 
+import copy
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,16 +27,27 @@ from cachetools import LRUCache
 from ggp.game import Game
 from ggp.gdl.terms import Term
 from ggp.nn.features import GameEncoding
-from ggp.nn.model import PolicyValueNet, masked_log_softmax
+from ggp.nn.model import PolicyValueNet, masked_softmax
 from ggp.reasoning.state_machine import State
 from ggp.search.evaluator import LeafEstimate
 
-__all__ = ["NetEvaluator", "Prediction", "OpponentModel"]
+__all__ = ["NetEvaluator", "Prediction", "OpponentModel", "PRECISIONS", "bfloat16_is_fast"]
 
 FloatArray = npt.NDArray[np.float64]
 
 #: States whose predictions are kept.
 DEFAULT_CACHE_SIZE = 200_000
+
+#: The forward pass's precisions (:class:`NetEvaluator`).
+PRECISIONS = ("float32", "bfloat16")
+
+
+def bfloat16_is_fast() -> bool:
+    """Whether this CPU computes bfloat16 natively (AVX512-BF16 or AMX): where it does
+    not, ``torch.autocast`` emulates it, slower than float32."""
+    cpu = torch.cpu
+    checks = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
+    return any(bool(getattr(cpu, name, lambda: False)()) for name in checks)
 
 
 @dataclass(frozen=True)
@@ -58,6 +71,10 @@ class NetEvaluator:
         net: The network (switched to evaluation mode).
         encoding: The game's encoding, as the network was sized for.
         cache_size: Predictions kept, keyed by state; 0 keeps none.
+        precision: ``float32``, or ``bfloat16`` to run the forward pass on a bfloat16
+            copy of the network (values to about 3 significant digits; on a CPU with
+            AVX512-BF16 or AMX about twice as fast a state in batches of 64 or more, and
+            slower than ``float32`` without: :func:`bfloat16_is_fast`).
     """
 
     def __init__(
@@ -65,8 +82,13 @@ class NetEvaluator:
         net: PolicyValueNet,
         encoding: GameEncoding,
         cache_size: int = DEFAULT_CACHE_SIZE,
+        precision: str = "float32",
     ) -> None:
+        if precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, not {precision!r}")
+        self.precision = precision
         self.net = net.eval()
+        self._bfloat16_net: PolicyValueNet | None = None
         self.encoding = encoding
         self.game = encoding.game
         self._cache: LRUCache[State, tuple[FloatArray, tuple[FloatArray, ...]]] | None = (
@@ -75,20 +97,32 @@ class NetEvaluator:
         self.evaluations = 0  # states sent through the network
 
     def clear_cache(self) -> None:
-        """Forget cached predictions (after the weights change)."""
+        """Forget cached predictions and the bfloat16 copy of the network (call it after
+        the weights change)."""
         if self._cache is not None:
             self._cache.clear()
+        self._bfloat16_net = None
+
+    def _inference_net(self) -> PolicyValueNet:
+        """The network in :attr:`precision`: for ``bfloat16`` a copy with bfloat16
+        weights (faster than ``torch.autocast``, which casts the weights every call)."""
+        if self.precision != "bfloat16":
+            return self.net
+        if self._bfloat16_net is None:
+            self._bfloat16_net = copy.deepcopy(self.net).to(torch.bfloat16).eval()
+        return self._bfloat16_net
 
     def _forward(self, states: Sequence[State]) -> Prediction:
         encoding = self.encoding
-        x = torch.from_numpy(encoding.encode(states))
+        net = self._inference_net()
+        x = torch.from_numpy(encoding.encode(states)).to(net.stem.weight.dtype)
         masks = encoding.legal_masks(states)
         self.evaluations += len(states)
         with torch.inference_mode():
-            out = self.net(x)
+            out = net(x)
             values = out.values.double().numpy() * 100.0
             policies = tuple(
-                masked_log_softmax(logits, torch.from_numpy(mask)).exp().double().numpy() * mask
+                masked_softmax(logits.float(), torch.from_numpy(mask)).double().numpy()
                 for logits, mask in zip(out.policy_logits, masks, strict=True)
             )
         return Prediction(values, policies)
@@ -105,22 +139,19 @@ class NetEvaluator:
         if missing:
             todo = list(dict.fromkeys(states[i] for i in missing))
             fresh = self._forward(todo)
-            computed = {
-                state: (fresh.values[j], tuple(p[j] for p in fresh.policies))
-                for j, state in enumerate(todo)
-            }
+            heads = zip(*fresh.policies, strict=True) if fresh.policies else itertools.repeat(())
+            computed = dict(zip(todo, zip(fresh.values, heads, strict=False), strict=True))
             for state, entry in computed.items():
                 cache[state] = entry
+            if len(todo) == len(states):  # all new and distinct: as computed
+                return fresh
             for i in missing:
                 found[i] = computed[states[i]]
         rows = [entry for entry in found if entry is not None]
-        heads = len(self.encoding.policy_sizes)
         values = np.stack([r[0] for r in rows]) if rows else np.zeros((0, self.encoding.num_roles))
         policies = tuple(
-            np.stack([r[1][h] for r in rows])
-            if rows
-            else np.zeros((0, self.encoding.policy_sizes[h]))
-            for h in range(heads)
+            np.stack([r[1][h] for r in rows]) if rows else np.zeros((0, size))
+            for h, size in enumerate(self.encoding.policy_sizes)
         )
         return Prediction(values, policies)
 

@@ -554,6 +554,18 @@ class PropnetStateMachine:
         ints = self.compiled_batch.legal[r](batch.bits, batch.mask)
         return np.ascontiguousarray(ints_to_bits(list(ints), batch.size).T)
 
+    def legal_bits(self, states: Sequence[State]) -> tuple[npt.NDArray[np.bool_], ...]:
+        """Per role, ``[len(states), len(all_moves(role))]`` bool: which moves the rules
+        make legal in each state (terminal states included); one native call."""
+        if self._native is None:
+            batch = self.batch_from_states(states)
+            return tuple(self.legal_batch(batch, role) for role in self._roles)
+        rows = ints_to_words([self._key(state) for state in states], len(self._net.base))
+        legal = np.zeros((len(states), sum(len(m) for m in self._net.moves)), dtype=np.uint8)
+        self._native.evaluate(rows, None, len(states), legal, None, None, None, None)
+        flags = legal.view(bool)
+        return tuple(flags[:, self._role_columns(r)] for r in range(len(self._roles)))
+
     def terminal_batch(self, batch: StateBatch) -> npt.NDArray[np.bool_]:
         """``[N]`` bool: which states are terminal."""
         self._check_batch(batch)

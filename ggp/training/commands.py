@@ -238,6 +238,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             backend=args.backend,
             play_clock_s=args.play_clock,
             on_match=lambda: bar.update(1),
+            log=Path(args.log) if args.log else None,
         )
     if args.wdl:
         print("wins-draws-losses: score out of 100 (win 1, draw 0.5) [95% interval]")
@@ -525,6 +526,12 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     ev.add_argument("--seed", type=int, default=0, help="seed of the matches (default 0)")
     ev.add_argument(
         "--wdl", action="store_true", help="print each cell's wins-draws-losses as well"
+    )
+    ev.add_argument(
+        "--log",
+        metavar="FILE",
+        help="append each finished match to FILE (JSON lines) and skip the matches already "
+        "there: a long table can be stopped and resumed by running the command again",
     )
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
     ev.set_defaults(handler=cmd_eval)

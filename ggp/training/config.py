@@ -69,6 +69,12 @@ class TrainConfig:
             every move and so knows the state) or ``auto`` (``mcts`` where the game's
             moves are public, else ``cfr``).
         simulations: MCTS simulations per self-play step (``search`` mcts).
+        parallel_games: Self-play games a worker plays at once with ``search`` mcts,
+            their searches' leaves valued in one network call (a task then holds at least
+            this many games; in a larger one a finished game's place goes to the next).
+        precision: The self-play network's forward pass: ``float32``, ``bfloat16``
+            (``torch.autocast``) or ``auto`` (``bfloat16`` on a CPU that computes it
+            natively, AVX512-BF16 or AMX, else ``float32``).
         root_noise: Weight of Dirichlet noise in the root's priors (``search`` mcts).
         samples: Histories sampled per decision to root the CFR tree at.
         max_depth: Deepest CFR tree in self-play, in steps.
@@ -104,6 +110,8 @@ class TrainConfig:
     policy_weight: float = 1.0
     search: str = "auto"
     simulations: int = 200
+    parallel_games: int = 8
+    precision: str = "auto"
     root_noise: float = 0.25
     samples: int = 8
     max_depth: int = 4
@@ -131,7 +139,9 @@ class TrainConfig:
                 problems.append(f"{name} must be >= 1")
         if self.search not in ("auto", "cfr", "mcts"):
             problems.append(f"search must be auto, cfr or mcts, not {self.search!r}")
-        for name in ("max_depth", "max_nodes", "iterations", "simulations"):
+        if self.precision not in ("auto", "float32", "bfloat16"):
+            problems.append(f"precision must be auto, float32 or bfloat16, not {self.precision!r}")
+        for name in ("max_depth", "max_nodes", "iterations", "simulations", "parallel_games"):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be >= 1")
         for name in (

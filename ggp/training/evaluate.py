@@ -12,17 +12,28 @@ Example:
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future
-from dataclasses import dataclass
+from concurrent.futures import Future, as_completed
+from contextlib import nullcontext
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
+from ggp.errors import GameError
 from ggp.game import Game
 from ggp.training.config import Backend
 from ggp.training.workers import MatchOutput, MatchTask, WorkerPool, run_match_task
 
-__all__ = ["Cell", "EvalTable", "wilson_interval", "evaluate", "format_table"]
+__all__ = [
+    "Cell",
+    "EvalTable",
+    "wilson_interval",
+    "evaluate",
+    "format_table",
+    "match_key",
+    "read_match_log",
+]
 
 
 def wilson_interval(mean: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -96,6 +107,55 @@ class EvalTable:
         raise KeyError((role, opponent))
 
 
+def match_key(task: MatchTask) -> tuple[str, str, str, str, int, float]:
+    """What identifies a match in a log: game, player, opponents, role, seed, clock."""
+    return (
+        str(Path(task.game_path).resolve()),
+        task.player,
+        task.opponent,
+        task.role,
+        task.seed,
+        task.play_clock_s,
+    )
+
+
+def read_match_log(path: Path) -> dict[tuple[str, str, str, str, int, float], MatchOutput]:
+    """The matches of an :func:`evaluate` log (none if the file does not exist).
+
+    Raises:
+        GameError: A malformed line, quoted with its number (a last line without its
+            newline, cut off by a kill, is dropped: that match is played again).
+    """
+    if not path.exists():
+        return {}
+    text = path.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    if lines and not text.endswith("\n"):
+        lines.pop()  # cut off while being written
+    found = {}
+    task_fields = [f.name for f in fields(MatchTask)]
+    output_fields = [f.name for f in fields(MatchOutput)]
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            task = MatchTask(**{name: record[name] for name in task_fields})
+            output = MatchOutput(**{name: record[name] for name in output_fields})
+        except (ValueError, KeyError, TypeError) as e:
+            raise GameError(f"{path}:{number}: not a match record ({e}): {line[:120]!r}") from e
+        found[match_key(task)] = output
+    return found
+
+
+def _drop_cut_off_line(path: Path) -> None:
+    """Truncate ``path`` after its last newline (a kill while writing leaves a part)."""
+    if path.exists():
+        data = path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            path.write_bytes(data[: data.rfind(b"\n") + 1])
+
+
 def evaluate(
     game_path: Path,
     player: str,
@@ -108,6 +168,7 @@ def evaluate(
     backend: Backend = "process",
     play_clock_s: float = 1.0,
     on_match: Callable[[], None] | None = None,
+    log: Path | None = None,
 ) -> EvalTable:
     """Play every cell's matches (in parallel) and collect the table.
 
@@ -121,15 +182,27 @@ def evaluate(
         workers: Parallel worker processes.
         backend: ``process``, ``ray`` or ``inline``.
         play_clock_s: Seconds per move; later replies are replaced by random moves.
-        on_match: Called after each match (progress).
+        on_match: Called after each match (progress), also for each found in ``log``.
+        log: A JSON-lines file: each match is appended as it ends, and the matches
+            already there (same game, players, role, seed and clock) are not played
+            again, so that a long table can be stopped and resumed.
+
+    Raises:
+        GameError: ``log`` has a malformed line (a cut-off last line is dropped).
     """
     import time
 
     started = time.monotonic()
-    tasks: list[tuple[str, str, Future[MatchOutput]]] = []
+    done: dict[tuple[str, str, str, str, int, float], MatchOutput] = {}
+    if log is not None:
+        done = read_match_log(log)
+        _drop_cut_off_line(log)  # appending after it would spoil the next record
+    results: dict[tuple[str, str], list[MatchOutput]] = {}
+    pending: dict[Future[MatchOutput], MatchTask] = {}
     with WorkerPool(backend, workers) as pool:
         for r, role in enumerate(roles):
             for o, opponent in enumerate(opponents):
+                results[(role, opponent)] = []
                 for i in range(games):
                     task = MatchTask(
                         game_path=str(game_path),
@@ -139,12 +212,23 @@ def evaluate(
                         seed=seed * 1_000_003 + (r * 1000 + o) * 100_000 + i,
                         play_clock_s=play_clock_s,
                     )
-                    tasks.append((role, opponent, pool.submit(run_match_task, task)))
-        results: dict[tuple[str, str], list[MatchOutput]] = {}
-        for role, opponent, future in tasks:
-            results.setdefault((role, opponent), []).append(future.result())
-            if on_match is not None:
-                on_match()
+                    found = done.get(match_key(task))
+                    if found is not None:
+                        results[(role, opponent)].append(found)
+                        if on_match is not None:
+                            on_match()
+                        continue
+                    pending[pool.submit(run_match_task, task)] = task
+        with open(log, "a", encoding="utf-8") if log is not None else nullcontext() as out:
+            for future in as_completed(pending):
+                task = pending[future]
+                output = future.result()
+                results[(task.role, task.opponent)].append(output)
+                if out is not None:
+                    out.write(json.dumps({**asdict(task), **asdict(output)}) + "\n")
+                    out.flush()
+                if on_match is not None:
+                    on_match()
     cells = []
     for role in roles:
         for opponent in opponents:

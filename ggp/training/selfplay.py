@@ -28,6 +28,9 @@ move is drawn from. Generic, not per game; the value target is the outcome.
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,17 +41,24 @@ from ggp.game import Game
 from ggp.gdl.terms import Term
 from ggp.nn.features import GameEncoding
 from ggp.nn.guided import SubgameSettings, solve_subgame
-from ggp.nn.net_evaluator import NetEvaluator, OpponentModel
+from ggp.nn.net_evaluator import NetEvaluator, OpponentModel, bfloat16_is_fast
 from ggp.reasoning.state_machine import JointMove, State
 from ggp.search.cfr import expected_values
-from ggp.search.classic.mcts import MCTS, MCTSSettings
+from ggp.search.classic.mcts import MCTS, MCTSSettings, PendingLeaves
 from ggp.search.history import ObservationHistory
 from ggp.search.sampler import PosteriorSampler, SampledHistory, live_roots
 from ggp.search.tree import choosable_moves
 from ggp.training.config import TrainConfig
 from ggp.training.replay import Positions
 
-__all__ = ["GameResult", "play_selfplay_game", "selfplay_search", "subgame_settings"]
+__all__ = [
+    "GameResult",
+    "play_selfplay_game",
+    "play_selfplay_games",
+    "selfplay_precision",
+    "selfplay_search",
+    "subgame_settings",
+]
 
 #: Exact-filter limits of the self-play samplers (smaller than in play: speed first).
 SAMPLER_MAX_STATES = 3000
@@ -94,6 +104,39 @@ def selfplay_search(game: Game, config: TrainConfig) -> str:
     return "mcts" if game.moves_public else "cfr"
 
 
+def selfplay_precision(config: TrainConfig) -> str:
+    """The self-play network's precision: ``config.precision``, with ``auto`` read as
+    ``bfloat16`` where the CPU computes it natively, else ``float32``."""
+    if config.precision != "auto":
+        return config.precision
+    return "bfloat16" if bfloat16_is_fast() else "float32"
+
+
+def play_selfplay_games(
+    game: Game,
+    evaluator: NetEvaluator,
+    config: TrainConfig,
+    rngs: Sequence[np.random.Generator],
+    max_steps: int = 1000,
+    parallel: int | None = None,
+) -> list[GameResult]:
+    """Play one game per generator in ``rngs``, game ``i`` drawing from ``rngs[i]``.
+
+    On the perfect-information fast path ``parallel`` games (default: all) are played at
+    once, a finished game's place taken by the next, their searches' leaves valued in
+    one network call a round (up to ``parallel`` times :data:`SELFPLAY_BATCH` states,
+    where the network is several times faster a state than in one game's batches); each
+    game is the one :func:`play_selfplay_game` plays with its generator, up to the
+    network's rounding in larger batches. Otherwise one after another.
+
+    Raises:
+        GameError: As :func:`play_selfplay_game`.
+    """
+    if selfplay_search(game, config) == "mcts":
+        return _play_mcts_games(game, evaluator, config, rngs, max_steps, parallel or len(rngs))
+    return [play_selfplay_game(game, evaluator, config, rng, max_steps) for rng in rngs]
+
+
 def play_selfplay_game(
     game: Game,
     evaluator: NetEvaluator,
@@ -108,7 +151,7 @@ def play_selfplay_game(
             ``mcts`` and the game's moves are not public.
     """
     if selfplay_search(game, config) == "mcts":
-        return _play_mcts_game(game, evaluator, config, rng, max_steps)
+        return _play_mcts_games(game, evaluator, config, [rng], max_steps, 1)[0]
     encoding: GameEncoding = evaluator.encoding
     settings = subgame_settings(config)
     roles = game.roles
@@ -185,64 +228,166 @@ def play_selfplay_game(
     )
 
 
-def _play_mcts_game(
+def _play_mcts_games(
     game: Game,
     evaluator: NetEvaluator,
     config: TrainConfig,
-    rng: np.random.Generator,
+    rngs: Sequence[np.random.Generator],
     max_steps: int,
-) -> GameResult:
-    """The perfect-information fast path (module docstring)."""
+    parallel: int,
+) -> list[GameResult]:
+    """The perfect-information fast path (module docstring): the games of ``rngs``,
+    ``parallel`` at once (a finished game's place goes to the next), each with its own
+    search, the leaves of all in one network call a round."""
     if not game.moves_public:
         raise GameError(
             "self-play search mcts needs a game whose moves are public (no sees rules): "
             "this one hides information, use search cfr"
         )
-    encoding: GameEncoding = evaluator.encoding
-    roles = game.roles
-    heads = encoding.policy_roles
-    offsets = np.concatenate([[0], np.cumsum(encoding.policy_sizes)]).astype(np.int64)
-    players = [r for r in range(len(roles)) if encoding.head_of(r) is not None]
-    search = MCTS(
-        game,
-        roles[players[0]] if players else roles[0],
-        evaluator,
-        MCTSSettings(solver=False, root_noise=config.root_noise, batch_size=SELFPLAY_BATCH),
-        rng,
-        prior=evaluator,
-    )
-    state = game.initial_state()
-    true_states: list[State] = [state]
-    policy_rows: list[npt.NDArray[np.float32]] = []
-    has_rows: list[npt.NDArray[np.bool_]] = []
-    decisions = 0
-    while not game.is_terminal(state):
-        if len(true_states) > max_steps:
-            raise GameError(f"the self-play game did not end within {max_steps} steps")
-        policy_row = np.zeros(int(offsets[-1]), dtype=np.float32)
-        has_row = np.zeros(len(heads), dtype=bool)
-        legal = [game.legal_moves(state, role) for role in roles]
-        choosing = [r for r in players if len(legal[r]) > 1]
-        joint = [moves[int(rng.integers(len(moves)))] for moves in legal]
-        if choosing:
-            search.search(state, max_simulations=config.simulations)
-            decisions += 1
-            visits = search.root_visits(state)
-            for r in choosing:
-                moves, counts = visits[r]
-                policy = np.asarray(counts, dtype=np.float64)
-                policy = policy / policy.sum()
-                head = encoding.head_of(r)
-                assert head is not None
-                policy_row[offsets[head] + encoding.move_indices(head, moves)] = policy
-                has_row[head] = True
-                play = (1.0 - config.explore) * policy + config.explore / len(moves)
-                joint[r] = moves[int(rng.choice(len(moves), p=play / play.sum()))]
-        policy_rows.append(policy_row)
-        has_rows.append(has_row)
-        state = game.next_state(state, tuple(joint))
-        true_states.append(state)
-    return _result(game, encoding, state, true_states, policy_rows, has_rows, [], config, decisions)
+    game = game.with_cache(0)  # the search trees hold the transitions
+    no_values = np.zeros((0, len(game.roles)))
+    results: list[GameResult | None] = [None] * len(rngs)
+    waiting = list(enumerate(rngs))[::-1]
+    playing: list[tuple[int, _MCTSGame]] = []
+    with _without_cycle_collection():
+        while waiting or playing:
+            while waiting and len(playing) < parallel:
+                index, rng = waiting.pop()
+                playing.append((index, _MCTSGame(game, evaluator, config, rng, max_steps)))
+            for index, g in playing:
+                if g.over:
+                    results[index] = g.result()
+            playing = [(index, g) for index, g in playing if not g.over]
+            pending = [(g, g.select()) for _, g in playing]
+            states = list(dict.fromkeys(s for _, leaves in pending for s in leaves.states))
+            values = evaluator.evaluate(game, states).values if states else no_values
+            row = {s: i for i, s in enumerate(states)}
+            for g, leaves in pending:
+                g.back_up(leaves, values[[row[s] for s in leaves.states]])
+    return [result for result in results if result is not None]
+
+
+@contextmanager
+def _without_cycle_collection() -> Iterator[None]:
+    """Python's cyclic garbage collector off for the block: the search trees are large
+    and free of cycles (reference counting frees them), and the collector's full passes
+    over them took a fifth of a breakthrough self-play step."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+class _MCTSGame:
+    """One game of :func:`_play_mcts_games`, a search batch at a time: one PUCT search
+    of ``config.simulations`` a step, in batches of :data:`SELFPLAY_BATCH` leaves."""
+
+    def __init__(
+        self,
+        game: Game,
+        evaluator: NetEvaluator,
+        config: TrainConfig,
+        rng: np.random.Generator,
+        max_steps: int,
+    ) -> None:
+        self.game = game
+        self.encoding: GameEncoding = evaluator.encoding
+        self.config = config
+        self.rng = rng
+        self.max_steps = max_steps
+        encoding = self.encoding
+        self.offsets = np.concatenate([[0], np.cumsum(encoding.policy_sizes)]).astype(np.int64)
+        self.players = [r for r in range(len(game.roles)) if encoding.head_of(r) is not None]
+        self.search = MCTS(
+            game,
+            game.roles[self.players[0]] if self.players else game.roles[0],
+            evaluator,
+            MCTSSettings(solver=False, root_noise=config.root_noise, batch_size=SELFPLAY_BATCH),
+            rng,
+            prior=evaluator,
+        )
+        self.state = game.initial_state()
+        self.true_states: list[State] = [self.state]
+        self.policy_rows: list[npt.NDArray[np.float32]] = []
+        self.has_rows: list[npt.NDArray[np.bool_]] = []
+        self.decisions = 0
+        self.left = 0  # simulations left in this step's search
+        self.joint: list[Term] = []
+        self.choosing: list[int] = []
+        self.over = False
+        self._next_search()
+
+    def _next_search(self) -> None:
+        """Play the steps where no player chooses, then begin the next step's search
+        (or mark the game over)."""
+        game = self.game
+        while not game.is_terminal(self.state):
+            if len(self.true_states) > self.max_steps:
+                raise GameError(f"the self-play game did not end within {self.max_steps} steps")
+            legal = [game.legal_moves(self.state, role) for role in game.roles]
+            self.choosing = [r for r in self.players if len(legal[r]) > 1]
+            self.joint = [moves[int(self.rng.integers(len(moves)))] for moves in legal]
+            if self.choosing:
+                self.search.begin(self.state)
+                self.decisions += 1
+                self.left = self.config.simulations
+                return
+            self._record(
+                np.zeros(int(self.offsets[-1]), np.float32), np.zeros(len(self.offsets) - 1, bool)
+            )
+        self.over = True
+
+    def _record(self, policy_row: npt.NDArray[np.float32], has_row: npt.NDArray[np.bool_]) -> None:
+        """Keep the step's targets and play ``self.joint``."""
+        self.policy_rows.append(policy_row)
+        self.has_rows.append(has_row)
+        self.state = self.game.next_state(self.state, tuple(self.joint))
+        self.true_states.append(self.state)
+
+    def select(self) -> PendingLeaves:
+        """The next batch of the step's search."""
+        size = min(SELFPLAY_BATCH, self.left)
+        self.left -= size
+        return self.search.select_leaves(size)
+
+    def back_up(self, leaves: PendingLeaves, values: npt.NDArray[np.float64]) -> None:
+        """Back up a batch; after the step's last one, play the step."""
+        self.search.back_up(leaves, values)
+        if self.left > 0 and not self.search.root_proven:
+            return
+        encoding, config, rng = self.encoding, self.config, self.rng
+        policy_row = np.zeros(int(self.offsets[-1]), dtype=np.float32)
+        has_row = np.zeros(len(self.offsets) - 1, dtype=bool)
+        visits = self.search.root_visits(self.state)
+        for r in self.choosing:
+            moves, counts = visits[r]
+            policy = np.asarray(counts, dtype=np.float64)
+            policy = policy / policy.sum()
+            head = encoding.head_of(r)
+            assert head is not None
+            policy_row[self.offsets[head] + encoding.move_indices(head, moves)] = policy
+            has_row[head] = True
+            play = (1.0 - config.explore) * policy + config.explore / len(moves)
+            self.joint[r] = moves[int(rng.choice(len(moves), p=play / play.sum()))]
+        self._record(policy_row, has_row)
+        self._next_search()
+
+    def result(self) -> GameResult:
+        """The finished game's positions."""
+        return _result(
+            self.game,
+            self.encoding,
+            self.state,
+            self.true_states,
+            self.policy_rows,
+            self.has_rows,
+            [],
+            self.config,
+            self.decisions,
+        )
 
 
 def _result(

@@ -51,6 +51,7 @@ from ggp.nn.features import GameEncoding
 from ggp.nn.model import NetShape, PolicyValueNet, masked_log_softmax
 from ggp.training.config import TrainConfig
 from ggp.training.replay import Positions, ReplayBuffer
+from ggp.training.selfplay import selfplay_search
 from ggp.training.workers import (
     SelfPlayOutput,
     SelfPlayTask,
@@ -379,6 +380,8 @@ class Trainer:
 
     def _selfplay_task(self, next_index: int) -> SelfPlayTask:
         count = self.config.games_per_task
+        if selfplay_search(self.game, self.config) == "mcts":
+            count = max(count, self.config.parallel_games)  # played at once
         if self.config.games:
             count = max(1, min(count, self.config.games - next_index))
         return SelfPlayTask(

@@ -36,7 +36,7 @@ from ggp.nn.model import NetShape, PolicyValueNet
 from ggp.nn.net_evaluator import NetEvaluator
 from ggp.training.config import Backend, TrainConfig
 from ggp.training.replay import Positions
-from ggp.training.selfplay import play_selfplay_game
+from ggp.training.selfplay import play_selfplay_games, selfplay_precision
 
 __all__ = [
     "Weights",
@@ -88,7 +88,9 @@ class _WorkerState:
             game = self.games[path] = Game.from_file(path)
         return game
 
-    def evaluator(self, path: str, shape: NetShape, weights: Weights) -> NetEvaluator:
+    def evaluator(
+        self, path: str, shape: NetShape, weights: Weights, precision: str = "float32"
+    ) -> NetEvaluator:
         key = (path, shape)
         evaluator = self.nets.get(key)
         if evaluator is None:
@@ -98,6 +100,7 @@ class _WorkerState:
         evaluator.net.load_state_dict({k: torch.from_numpy(v) for k, v in weights.items()})
         evaluator.net.eval()
         evaluator.clear_cache()
+        evaluator.precision = precision
         return evaluator
 
 
@@ -164,13 +167,17 @@ def run_selfplay(task: SelfPlayTask) -> SelfPlayOutput:
     started = time.monotonic()
     state = _worker_state()
     game = state.game(task.game_path)
-    evaluator = state.evaluator(task.game_path, task.shape, task.weights)
+    config = task.config
+    evaluator = state.evaluator(
+        task.game_path, task.shape, task.weights, selfplay_precision(config)
+    )
     parts: list[Positions] = []
     goals: list[tuple[int, ...]] = []
     steps = decisions = 0
-    for index in task.indices:
-        rng = np.random.default_rng(game_seed(task.config.seed, 0, index))
-        result = play_selfplay_game(game, evaluator, task.config, rng)
+    rngs = [np.random.default_rng(game_seed(config.seed, 0, index)) for index in task.indices]
+    for result in play_selfplay_games(
+        game, evaluator, config, rngs, parallel=config.parallel_games
+    ):
         parts.append(result.positions)
         goals.append(result.goals)
         steps += result.steps

@@ -78,10 +78,12 @@ def crosscheck_batched(
     assert terminal.tolist() == [prover.is_terminal(step.reference) for step in steps]
     goals = propnet.goals_batch(batch)
     assert [tuple(row) for row in goals.tolist()] == [prover.goals(s.reference) for s in steps]
-    for role in prover.roles:
+    bits = propnet.legal_bits([step.other for step in steps])  # the same, one call for all roles
+    for role, role_bits in zip(prover.roles, bits, strict=True):
         all_moves = propnet.all_moves(role)
         legal = propnet.legal_batch(batch, role)
         assert legal.shape == (len(steps), len(all_moves))
+        assert np.array_equal(role_bits, legal)
         for row, step in zip(legal, steps, strict=True):
             found = tuple(move for move, ok in zip(all_moves, row, strict=True) if ok)
             assert found == prover.legal_moves(step.reference, role)

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
@@ -22,10 +23,16 @@ from ggp.game import Game
 from ggp.nn.checkpoint import load_checkpoint, load_network
 from ggp.nn.features import GameEncoding
 from ggp.nn.model import NetShape, PolicyValueNet
-from ggp.nn.net_evaluator import NetEvaluator
+from ggp.nn.net_evaluator import NetEvaluator, Prediction, bfloat16_is_fast
+from ggp.reasoning.state_machine import State
 from ggp.training.config import ConfigError, TrainConfig, game_settings_file, load_config
 from ggp.training.replay import ReplayBuffer
-from ggp.training.selfplay import play_selfplay_game, selfplay_search
+from ggp.training.selfplay import (
+    play_selfplay_game,
+    play_selfplay_games,
+    selfplay_precision,
+    selfplay_search,
+)
 from ggp.training.trainer import Trainer, TrainingError
 from ggp.training.workers import SelfPlayTask, WorkerPool, run_selfplay, weights_of
 
@@ -270,6 +277,38 @@ def test_eval_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert row.count("[") == 2
 
 
+def test_eval_log_resumes_a_stopped_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ggp.training import evaluate as evaluate_module
+
+    played: list[int] = []
+    run = evaluate_module.run_match_task
+    monkeypatch.setattr(
+        evaluate_module, "run_match_task", lambda task: played.append(task.seed) or run(task)
+    )
+    log = tmp_path / "matches.jsonl"
+    args = ["eval", str(GAMES / "meier.gdl"), "--player", "random", "--vs", "random",
+            "--games", "4", "--as", "p1", "--backend", "inline", "--no-progress",
+            "--log", str(log)]  # fmt: skip
+    assert main(args) == 0
+    table = capsys.readouterr().out.splitlines()[2:4]  # the header and the row
+    lines = log.read_text().splitlines()
+    assert len(played) == len(lines) == 4
+    record = json.loads(lines[0])
+    assert record["role"] == "p1" and record["opponent"] == "random" and "score" in record
+    # Stopped while writing the fourth record: three are kept, one match is played again.
+    log.write_text("\n".join(lines[:3]) + "\n" + lines[3][:25])
+    played.clear()
+    assert main(args) == 0
+    assert capsys.readouterr().out.splitlines()[2:4] == table  # the same matches, seeded
+    assert played == [json.loads(lines[3])["seed"]]
+    assert len(log.read_text().splitlines()) == 4
+    log.write_text(lines[0] + "\n" + "{not json}\n")
+    assert main(args) == 1
+    assert f"{log}:2: not a match record" in capsys.readouterr().err
+
+
 def test_eval_of_a_trained_checkpoint(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = tmp_path / "run"
     Trainer(MONTY, TINY.replace(games=10, eval_games=0), folder).run()
@@ -337,6 +376,88 @@ def test_mcts_selfplay_targets_are_the_root_visits() -> None:
     net2 = PolicyValueNet(NetShape.for_encoding(encoding), torch.Generator().manual_seed(0))
     again = play_selfplay_game(game, NetEvaluator(net2, encoding), config, np.random.default_rng(3))
     assert np.array_equal(again.positions.policy, positions.policy)  # seeded: reproducible
+
+
+class _OneAtATime(NetEvaluator):
+    """The network a state at a time: the same values whatever the batch (a batched
+    float32 product may round differently from a single row's)."""
+
+    def _forward(self, states: Sequence[State]) -> Prediction:
+        parts = [super(_OneAtATime, self)._forward([state]) for state in states]
+        return Prediction(
+            np.concatenate([p.values for p in parts]),
+            tuple(
+                np.concatenate([p.policies[h] for p in parts])
+                for h in range(len(self.encoding.policy_sizes))
+            ),
+        )
+
+
+def test_concurrent_selfplay_games_are_the_games_played_one_by_one() -> None:
+    game = load(GAMES / "tictactoe.gdl")
+    encoding = GameEncoding(game)
+    net = PolicyValueNet(NetShape.for_encoding(encoding), torch.Generator().manual_seed(0))
+    config = TINY.replace(search="mcts", simulations=40)  # batches of 16, 16 and 8
+    evaluator = _OneAtATime(net, encoding)
+    calls: list[int] = []
+    evaluate = evaluator.evaluate
+    evaluator.evaluate = lambda game, states, deadline=None: (  # type: ignore[method-assign]
+        calls.append(len(states)) or evaluate(game, states)
+    )
+    seeds = range(5)
+    together = play_selfplay_games(
+        game, evaluator, config, [np.random.default_rng(s) for s in seeds], parallel=3
+    )
+    assert max(calls) > 16  # three searches' leaves in one call
+    alone = [
+        play_selfplay_game(game, _OneAtATime(net, encoding), config, np.random.default_rng(s))
+        for s in seeds
+    ]
+    assert len({r.positions.features.tobytes() for r in alone}) > 1  # five different games
+    for a, b in zip(together, alone, strict=True):
+        assert (a.goals, a.steps, a.decisions) == (b.goals, b.steps, b.decisions)
+        for field in ("features", "legal", "policy", "has_policy", "value"):
+            assert np.array_equal(getattr(a.positions, field), getattr(b.positions, field))
+
+
+def test_selfplay_precision() -> None:
+    assert selfplay_precision(TINY.replace(precision="float32")) == "float32"
+    assert selfplay_precision(TINY.replace(precision="bfloat16")) == "bfloat16"
+    expected = "bfloat16" if bfloat16_is_fast() else "float32"
+    assert selfplay_precision(TINY.replace(precision="auto")) == expected
+    with pytest.raises(ConfigError, match="precision must be auto, float32 or bfloat16"):
+        TINY.replace(precision="float16")
+    with pytest.raises(ConfigError, match="parallel_games must be >= 1"):
+        TINY.replace(parallel_games=0)
+
+
+def test_bfloat16_predictions_are_close_to_float32() -> None:
+    game = load(GAMES / "tictactoe.gdl")
+    encoding = GameEncoding(game)
+    net = PolicyValueNet(NetShape.for_encoding(encoding), torch.Generator().manual_seed(0))
+    with torch.no_grad():  # weights away from the small initial heads
+        for parameter in net.parameters():
+            parameter.add_(0.05 * torch.randn(parameter.shape, generator=torch.Generator()))
+    rng = np.random.default_rng(0)
+    states = [game.initial_state()]
+    while len(states) < 40:
+        state = states[-1]
+        if game.is_terminal(state):
+            states.append(game.initial_state())
+            continue
+        joint = [rng.choice(list(game.legal_moves(state, r))) for r in game.roles]
+        states.append(game.next_state(state, joint))
+    exact = NetEvaluator(net, encoding, cache_size=0).predict(states)
+    half = NetEvaluator(net, encoding, cache_size=0, precision="bfloat16")
+    rounded = half.predict(states)
+    assert np.abs(rounded.values - exact.values).max() < 2.0  # goal points of 100
+    assert not np.array_equal(rounded.values, exact.values)  # it did run in bfloat16
+    for p, q in zip(rounded.policies, exact.policies, strict=True):
+        assert np.abs(p - q).max() < 0.02
+        assert np.array_equal(p > 0, q > 0)  # the legal moves, and none in terminal states
+    assert next(iter(net.parameters())).dtype == torch.float32  # the caller's net untouched
+    with pytest.raises(ValueError, match="precision must be one of float32, bfloat16"):
+        NetEvaluator(net, encoding, precision="int8")
 
 
 def test_selfplay_search_follows_what_the_roles_see() -> None:

@@ -47,6 +47,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from ggp.errors import GameError, OutOfTime
 from ggp.game import Game
@@ -57,7 +58,7 @@ from ggp.search.classic.sequential import SequentialGame, StepInfo
 from ggp.search.evaluator import Evaluator, RolloutEvaluator, terminal_values
 from ggp.search.policy_models import PolicyModel
 
-__all__ = ["MCTS", "MCTSSettings"]
+__all__ = ["MCTS", "MCTSSettings", "PendingLeaves"]
 
 logger = logging.getLogger(__name__)
 
@@ -138,6 +139,25 @@ def _goals_vector(info: StepInfo) -> Vector:
     return tuple(float(g) for g in info.goals)
 
 
+_Path = list[tuple[_Node, tuple[int, ...], int]]
+
+
+@dataclass(frozen=True)
+class PendingLeaves:
+    """Simulations selected by :meth:`MCTS.select_leaves`, waiting for their values.
+
+    Attributes:
+        states: ``[L]`` the distinct unproven leaves to value, in the order the values
+            must come.
+        paths: ``[size]`` each simulation's path and leaf (the search's own records).
+        deepest: The longest path, in steps.
+    """
+
+    states: tuple[State, ...]
+    paths: tuple[tuple[_Path, _Node], ...]
+    deepest: int
+
+
 class MCTS:
     """UCT with decoupled per-role statistics (see the module docstring).
 
@@ -183,6 +203,7 @@ class MCTS:
         )
         self._nodes: dict[State, _Node] = {}
         self._noisy: tuple[_Node, dict[int, list[float]]] | None = None  # root, its priors
+        self._root: _Node | None = None  # the root of begin()
         self.simulations = 0
         self.steps = 0  # tree nodes traversed, in all
         self.evaluations = 0
@@ -202,13 +223,7 @@ class MCTS:
             GameError: ``state`` is terminal.
         """
         started = time.monotonic()
-        if len(self._nodes) > self.settings.max_nodes:
-            self._nodes.clear()
-        root = self._node(state)
-        if root.info.terminal:
-            raise GameError("cannot search a terminal state")
-        self._expand(root)
-        self._noisy = self._root_noise(root)
+        root = self._begin(state)
         limit = max_simulations if max_simulations is not None else self.settings.max_simulations
         simulations = 0
         steps_before = self.steps
@@ -249,6 +264,39 @@ class MCTS:
 
     def new_move(self) -> None:
         """Nothing to age: the tree is kept (it drops itself when too large)."""
+
+    # ------------------------------------------------- one batch at a time, from outside
+
+    def begin(self, state: State) -> None:
+        """Start a search from ``state`` that a driver runs batch by batch
+        (:meth:`select_leaves`, then :meth:`back_up` with the leaves' values), so that
+        the leaves of several searches can share one evaluator call (self-play's
+        concurrent games). :meth:`search` is the same loop with its own evaluator calls.
+
+        Raises:
+            GameError: ``state`` is terminal.
+        """
+        self._root = self._begin(state)
+
+    def select_leaves(self, size: int) -> PendingLeaves:
+        """Select ``size`` simulations from the root of :meth:`begin` (their visits
+        count at once: the virtual loss); returns the states to value."""
+        root = self._root
+        if root is None:
+            raise GameError("select_leaves needs begin first")
+        pending = self._select_many(root, size)
+        self.simulations += size
+        return pending
+
+    def back_up(self, pending: PendingLeaves, values: npt.ArrayLike) -> None:
+        """Back up ``pending`` with ``values`` ``[len(pending.states), R]`` (0..100, the
+        evaluator's scale)."""
+        self._apply(pending, values)
+
+    @property
+    def root_proven(self) -> bool:
+        """Whether the root of :meth:`begin` is proven (no simulation can change it)."""
+        return self._root is not None and self._root.proven is not None
 
     def root_visits(self, state: State) -> dict[int, tuple[tuple[Term, ...], tuple[int, ...]]]:
         """For each role with a choice in ``state`` (chance aside): its legal moves and
@@ -304,32 +352,54 @@ class MCTS:
             noisy[r] = [(1 - eps) * p + eps * float(n) for p, n in zip(priors, noise, strict=True)]
         return root, noisy
 
+    def _begin(self, state: State) -> _Node:
+        """The root for a search from ``state``: expanded, its noise drawn."""
+        if len(self._nodes) > self.settings.max_nodes:
+            self._nodes.clear()
+        root = self._node(state)
+        if root.info.terminal:
+            raise GameError("cannot search a terminal state")
+        self._expand(root)
+        self._noisy = self._root_noise(root)
+        return root
+
     def _batch(self, root: _Node, size: int, deadline: float) -> int:
         """Run ``size`` simulations; returns the deepest selection (steps)."""
-        paths: list[tuple[list[tuple[_Node, tuple[int, ...], int]], _Node]] = []
-        deepest = 0
-        for _ in range(size):
-            path, leaf = self._select(root)
-            deepest = max(deepest, len(path))
-            paths.append((path, leaf))
-        todo = list(dict.fromkeys(leaf.info.state for _, leaf in paths if leaf.proven is None))
-        values: dict[State, Vector] = {}
-        if todo:
-            estimate = np.asarray(self.evaluator.evaluate(self.game, todo).values)
-            self.evaluations += len(todo)
-            values = {
-                s: tuple(float(v) for v in row) for s, row in zip(todo, estimate, strict=True)
+        pending = self._select_many(root, size)
+        values: npt.ArrayLike = ()
+        if pending.states:
+            values = self.evaluator.evaluate(self.game, pending.states).values
+        self._apply(pending, values)
+        return pending.deepest
+
+    def _select_many(self, root: _Node, size: int) -> PendingLeaves:
+        paths = tuple(self._select(root) for _ in range(size))
+        todo = tuple(dict.fromkeys(leaf.info.state for _, leaf in paths if leaf.proven is None))
+        return PendingLeaves(todo, paths, max((len(path) for path, _ in paths), default=0))
+
+    def _apply(self, pending: PendingLeaves, values: npt.ArrayLike) -> None:
+        by_state: dict[State, Vector] = {}
+        if pending.states:
+            estimate = np.asarray(values, dtype=np.float64)
+            if estimate.shape != (len(pending.states), len(self.game.roles)):
+                raise ValueError(
+                    f"values of shape {estimate.shape} for {len(pending.states)} leaves "
+                    f"of {len(self.game.roles)} roles"
+                )
+            self.evaluations += len(pending.states)
+            by_state = {
+                s: tuple(row.tolist()) for s, row in zip(pending.states, estimate, strict=True)
             }
-        for path, leaf in paths:
-            value = leaf.proven if leaf.proven is not None else values[leaf.info.state]
+        for path, leaf in pending.paths:
+            value = leaf.proven if leaf.proven is not None else by_state[leaf.info.state]
             self._backup(path, leaf, value)
-        return deepest
 
     def _select(self, root: _Node) -> tuple[list[tuple[_Node, tuple[int, ...], int]], _Node]:
         """Walk down from ``root`` counting visits; returns the path (node, per-role
         move indices of the choosers, joint position) and the node to value."""
         path: list[tuple[_Node, tuple[int, ...], int]] = []
         node = root
+        fast = not self.settings.solver  # PUCT picks inline (_puct_pick)
         while True:
             self.steps += 1
             if node.proven is not None:
@@ -341,7 +411,10 @@ class MCTS:
                     break
             if len(path) >= MAX_PATH:
                 break
-            picks, position = self._pick(node)
+            if fast and node.priors is not None and node.info.order:
+                picks, position = self._puct_pick(node)
+            else:
+                picks, position = self._pick(node)
             node.visits += 1
             counts = node.counts
             assert counts is not None
@@ -357,6 +430,42 @@ class MCTS:
             node = child
         node.visits += 1
         return path, node
+
+    def _puct_pick(self, node: _Node) -> tuple[tuple[int, ...], int]:
+        """:meth:`_pick` with priors and without the solver (self-play's every pick),
+        PUCT inline: the same picks, fewer calls."""
+        info = node.info
+        counts, totals, priors = node.counts, node.totals, node.priors
+        assert counts is not None and totals is not None and priors is not None
+        noisy = self._noisy
+        if noisy is not None and noisy[0] is node:
+            priors = noisy[1]
+        strides = info.strides
+        c = self.settings.prior_exploration
+        visits = node.visits
+        position = 0
+        picks: list[int] = []
+        for r, role_counts in counts.items():
+            first = node.value_sum[r] / (MAX_GOAL * visits) if visits else 0.5
+            scale = c * math.sqrt(max(sum(role_counts), 1))
+            best, best_score = -1, -math.inf
+            for i, (n, total, prior) in enumerate(
+                zip(role_counts, totals[r], priors[r], strict=True)
+            ):
+                if n:
+                    score = total / (MAX_GOAL * n) + scale * prior / (1 + n)
+                else:
+                    score = first + scale * prior
+                if score > best_score:
+                    best, best_score = i, score
+            picks.append(best)
+            position += best * strides[r]
+        chance = self.view.random_index
+        if chance >= 0 and chance in info.order:
+            expansion = info.expansion
+            assert expansion is not None
+            position += int(self.rng.integers(len(expansion.legal[chance]))) * strides[chance]
+        return tuple(picks), position
 
     def _pick(self, node: _Node) -> tuple[tuple[int, ...], int]:
         """Each chooser's move by UCB1 (``random``: uniform); returns the choosers'

@@ -356,6 +356,35 @@ def test_mcts_is_reproducible_with_a_seed(tictactoe: Game) -> None:
     assert moves[0] == moves[1]
 
 
+@pytest.mark.parametrize("solver", [True, False])
+def test_mcts_run_batch_by_batch_from_outside_is_its_own_search(
+    tictactoe: Game, solver: bool
+) -> None:
+    # What self-play's concurrent games do: begin, select a batch, value it elsewhere,
+    # back it up; the same tree and statistics as search() with its own evaluator.
+    state = tictactoe.initial_state()
+    settings = MCTSSettings(batch_size=4, solver=solver)
+    alone = MCTS(tictactoe, "xplayer", settings=settings, rng=np.random.default_rng(2))
+    result = alone.search(state, max_simulations=150)
+    driven = MCTS(tictactoe, "xplayer", settings=settings, rng=np.random.default_rng(2))
+    with pytest.raises(GameError, match="select_leaves needs begin first"):
+        driven.select_leaves(4)
+    driven.begin(state)
+    done = 0
+    while done < 150 and not driven.root_proven:
+        leaves = driven.select_leaves(min(4, 150 - done))
+        done += min(4, 150 - done)
+        values = driven.evaluator.evaluate(tictactoe, leaves.states).values
+        driven.back_up(leaves, values if leaves.states else np.zeros((0, 2)))
+    assert driven.root_visits(state) == alone.root_visits(state)
+    assert driven.simulations == alone.simulations == result.simulations
+    assert driven.root_proven == result.solved
+    leaves = driven.select_leaves(4)
+    if leaves.states:
+        with pytest.raises(ValueError, match="values of shape"):
+            driven.back_up(leaves, np.zeros((len(leaves.states), 3)))
+
+
 # --------------------------------------------------------------------------- MCTS with a prior
 
 
