@@ -291,7 +291,21 @@ class MCTS:
     def back_up(self, pending: PendingLeaves, values: npt.ArrayLike) -> None:
         """Back up ``pending`` with ``values`` ``[len(pending.states), R]`` (0..100, the
         evaluator's scale)."""
-        self._apply(pending, values)
+        by_state: dict[State, Vector] = {}
+        if pending.states:
+            estimate = np.asarray(values, dtype=np.float64)
+            if estimate.shape != (len(pending.states), len(self.game.roles)):
+                raise ValueError(
+                    f"values of shape {estimate.shape} for {len(pending.states)} leaves "
+                    f"of {len(self.game.roles)} roles"
+                )
+            self.evaluations += len(pending.states)
+            by_state = {
+                s: tuple(row.tolist()) for s, row in zip(pending.states, estimate, strict=True)
+            }
+        for path, leaf in pending.paths:
+            value = leaf.proven if leaf.proven is not None else by_state[leaf.info.state]
+            self._backup(path, leaf, value)
 
     @property
     def root_proven(self) -> bool:
@@ -369,7 +383,7 @@ class MCTS:
         values: npt.ArrayLike = ()
         if pending.states:
             values = self.evaluator.evaluate(self.game, pending.states).values
-        self._apply(pending, values)
+        self.back_up(pending, values)
         return pending.deepest
 
     def _select_many(self, root: _Node, size: int) -> PendingLeaves:
@@ -377,29 +391,11 @@ class MCTS:
         todo = tuple(dict.fromkeys(leaf.info.state for _, leaf in paths if leaf.proven is None))
         return PendingLeaves(todo, paths, max((len(path) for path, _ in paths), default=0))
 
-    def _apply(self, pending: PendingLeaves, values: npt.ArrayLike) -> None:
-        by_state: dict[State, Vector] = {}
-        if pending.states:
-            estimate = np.asarray(values, dtype=np.float64)
-            if estimate.shape != (len(pending.states), len(self.game.roles)):
-                raise ValueError(
-                    f"values of shape {estimate.shape} for {len(pending.states)} leaves "
-                    f"of {len(self.game.roles)} roles"
-                )
-            self.evaluations += len(pending.states)
-            by_state = {
-                s: tuple(row.tolist()) for s, row in zip(pending.states, estimate, strict=True)
-            }
-        for path, leaf in pending.paths:
-            value = leaf.proven if leaf.proven is not None else by_state[leaf.info.state]
-            self._backup(path, leaf, value)
-
     def _select(self, root: _Node) -> tuple[list[tuple[_Node, tuple[int, ...], int]], _Node]:
         """Walk down from ``root`` counting visits; returns the path (node, per-role
         move indices of the choosers, joint position) and the node to value."""
         path: list[tuple[_Node, tuple[int, ...], int]] = []
         node = root
-        fast = not self.settings.solver  # PUCT picks inline (_puct_pick)
         while True:
             self.steps += 1
             if node.proven is not None:
@@ -411,10 +407,7 @@ class MCTS:
                     break
             if len(path) >= MAX_PATH:
                 break
-            if fast and node.priors is not None and node.info.order:
-                picks, position = self._puct_pick(node)
-            else:
-                picks, position = self._pick(node)
+            picks, position = self._pick(node)
             node.visits += 1
             counts = node.counts
             assert counts is not None
@@ -430,42 +423,6 @@ class MCTS:
             node = child
         node.visits += 1
         return path, node
-
-    def _puct_pick(self, node: _Node) -> tuple[tuple[int, ...], int]:
-        """:meth:`_pick` with priors and without the solver (self-play's every pick),
-        PUCT inline: the same picks, fewer calls."""
-        info = node.info
-        counts, totals, priors = node.counts, node.totals, node.priors
-        assert counts is not None and totals is not None and priors is not None
-        noisy = self._noisy
-        if noisy is not None and noisy[0] is node:
-            priors = noisy[1]
-        strides = info.strides
-        c = self.settings.prior_exploration
-        visits = node.visits
-        position = 0
-        picks: list[int] = []
-        for r, role_counts in counts.items():
-            first = node.value_sum[r] / (MAX_GOAL * visits) if visits else 0.5
-            scale = c * math.sqrt(max(sum(role_counts), 1))
-            best, best_score = -1, -math.inf
-            for i, (n, total, prior) in enumerate(
-                zip(role_counts, totals[r], priors[r], strict=True)
-            ):
-                if n:
-                    score = total / (MAX_GOAL * n) + scale * prior / (1 + n)
-                else:
-                    score = first + scale * prior
-                if score > best_score:
-                    best, best_score = i, score
-            picks.append(best)
-            position += best * strides[r]
-        chance = self.view.random_index
-        if chance >= 0 and chance in info.order:
-            expansion = info.expansion
-            assert expansion is not None
-            position += int(self.rng.integers(len(expansion.legal[chance]))) * strides[chance]
-        return tuple(picks), position
 
     def _pick(self, node: _Node) -> tuple[tuple[int, ...], int]:
         """Each chooser's move by UCB1 (``random``: uniform); returns the choosers'
@@ -519,6 +476,14 @@ class MCTS:
         first = node.value_sum[r] / (MAX_GOAL * node.visits) if node.visits else 0.5
         scale = self.settings.prior_exploration * math.sqrt(max(tried, 1))
         best, best_score = -1, -math.inf
+        if len(allowed) == len(role_counts):  # every move (self-play's every pick)
+            for i, (n, total, prior) in enumerate(
+                zip(role_counts, role_totals, priors, strict=True)
+            ):
+                score = (total / (MAX_GOAL * n) if n else first) + scale * prior / (1 + n)
+                if score > best_score:
+                    best, best_score = i, score
+            return best
         for i in allowed:
             n = role_counts[i]
             q = role_totals[i] / (MAX_GOAL * n) if n else first
