@@ -16,8 +16,10 @@ $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check torch==2.13.0
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[test]'
-	# The native propnet kernel (C, built once into ~/.cache/ggp; Python is the fallback).
+	# The native extensions (C: the propnet kernel, the search loops; built once into
+	# ~/.cache/ggp; Python is the fallback).
 	$(PY) -m ggp.reasoning.kernel
+	$(PY) -c 'from ggp.search.classic.native import main; main()'
 	# Optional: OpenSpiel, for the comparison test and benchmark (skipped without it).
 	$(PY) -m pip install -q --disable-pip-version-check 'open_spiel==2.0.2' || echo "open_spiel not installed: its comparisons will be skipped"
 	touch $@

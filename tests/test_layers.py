@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: ``ggp`` packages and top-level modules, lowest layer first.
 LAYERS = (
-    ("errors", "collector"),
+    ("errors", "collector", "native"),
     ("gdl",),
     ("reasoning",),
     ("game",),

@@ -310,6 +310,9 @@ class ClassicPlayer:
         self._search: TreeSearch | MCTS | None = None
         self._tracker: StateTracker | None = None
         self.last_search: SearchResult | None = None
+        #: The depth each searched move of the match reached (:attr:`SearchResult.depth`;
+        #: moves with one legal choice are not searched and not listed).
+        self.depths: list[int] = []
 
     # ----------------------------------------------------------------- set-up
 
@@ -332,6 +335,7 @@ class ClassicPlayer:
         self._search = _make_search(self.settings, match.game, match.role, evaluator, self.rng)
         self._tracker = StateTracker(match, self.rng)
         self.last_search = None
+        self.depths = []
 
     def stop(self, observation: Observation) -> None:
         self._end()
@@ -407,6 +411,7 @@ class ClassicPlayer:
                     move = legal[int(self.rng.integers(len(legal)))]
                 else:
                     self.last_search = result
+                    self.depths.append(result.depth)
                     move = result.move
         tracker.replied(move)
         return move
@@ -429,6 +434,7 @@ class ClassicPlayer:
             finally:
                 gc.freeze()
         self.last_search = result
+        self.depths.append(result.depth)
         return result.move
 
     def _bounded(self) -> bool:

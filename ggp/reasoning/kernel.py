@@ -3,12 +3,9 @@
 ``_kernel.c`` (beside this module) is a generic evaluator of a propositional network, a
 CPython extension with no game-specific code (see its header comment for the two
 engines: incremental propagation for single states, bit-sliced lanes for batches). It
-is compiled once per machine and Python version with the C compiler Python was built
-with (``sysconfig``'s ``CC``, or ``$CC``), into a cache folder:
-``$GGP_CACHE_DIR``, else ``$XDG_CACHE_HOME/ggp``, else ``~/.cache/ggp``. ``make setup``
-builds it (``python -m ggp.reasoning.kernel``); otherwise the first game loaded builds
-it (a few seconds). A build is written to a temporary file and renamed, so concurrent
-processes are safe.
+is compiled once per machine and Python version by :mod:`ggp.native` (the cache folder,
+the compiler, atomic builds). ``make setup`` builds it (``python -m
+ggp.reasoning.kernel``); otherwise the first game loaded builds it (a few seconds).
 
 Where there is no compiler, or the build fails, :func:`load_kernel` logs one warning
 and returns None, and :class:`~ggp.reasoning.propnet_machine.PropnetStateMachine` uses
@@ -21,16 +18,8 @@ kernel's ``Net`` is built from.
 
 from __future__ import annotations
 
-import hashlib
-import importlib.machinery
-import importlib.util
 import logging
-import os
-import shlex
-import subprocess
 import sys
-import sysconfig
-import tempfile
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -39,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ggp.gdl.graph import strongly_connected_components
+from ggp.native import BuildError, build_extension, extension_path, load_extension
 from ggp.reasoning.propnet import Op, Propnet
 from ggp.reasoning.state_machine import State, fact_hash64
 
@@ -48,72 +38,23 @@ logger = logging.getLogger(__name__)
 
 SOURCE = Path(__file__).with_name("_kernel.c")
 MODULE_NAME = "ggp_propnet_kernel"
-#: Compiler flags; part of the cache key.
-CFLAGS = ("-O3", "-std=gnu11", "-fPIC", "-shared", "-fno-strict-aliasing")
-BUILD_TIMEOUT_S = 180.0
 
-_loaded: ModuleType | None = None
-_failed: str | None = None
-
-
-class KernelBuildError(RuntimeError):
-    """The native kernel could not be compiled or loaded (the message says why)."""
-
-
-def _cache_dir() -> Path:
-    explicit = os.environ.get("GGP_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "ggp"
-
-
-def _compiler() -> list[str]:
-    cc = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
-    return shlex.split(str(cc))
+#: The kernel's build errors are :mod:`ggp.native`'s.
+KernelBuildError = BuildError
 
 
 def kernel_path() -> Path:
     """Where the kernel for this source, Python and compiler flags is (or will be) built."""
-    digest = hashlib.sha256()
-    digest.update(SOURCE.read_bytes())
-    digest.update(sys.version.encode())
-    digest.update(" ".join([*_compiler(), *CFLAGS]).encode())
-    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
-    return _cache_dir() / digest.hexdigest()[:16] / f"{MODULE_NAME}{suffix}"
+    return extension_path(SOURCE, MODULE_NAME)
 
 
 def build_kernel(target: Path) -> None:
-    """Compile ``_kernel.c`` to ``target`` (atomically: a temporary file, then a rename).
+    """Compile ``_kernel.c`` to ``target`` (atomically).
 
     Raises:
         KernelBuildError: No compiler, a failed compile, or a timeout.
     """
-    target.parent.mkdir(parents=True, exist_ok=True)
-    include = sysconfig.get_paths()["include"]
-    fd, temporary = tempfile.mkstemp(suffix=target.suffix, dir=target.parent)
-    os.close(fd)
-    command = [*_compiler(), *CFLAGS, f"-I{include}", str(SOURCE), "-o", temporary]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        Path(temporary).unlink(missing_ok=True)
-        raise KernelBuildError(f"cannot run the C compiler ({' '.join(command[:1])}): {e}") from e
-    if done.returncode != 0:
-        Path(temporary).unlink(missing_ok=True)
-        last = (done.stderr or done.stdout).strip().splitlines()[-3:]
-        raise KernelBuildError(f"the C compiler failed: {' / '.join(last)}")
-    os.replace(temporary, target)
-
-
-def _import(path: Path) -> ModuleType:
-    loader = importlib.machinery.ExtensionFileLoader(MODULE_NAME, str(path))
-    spec = importlib.util.spec_from_file_location(MODULE_NAME, path, loader=loader)
-    if spec is None:
-        raise KernelBuildError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+    build_extension(SOURCE, target)
 
 
 def load_kernel() -> ModuleType | None:
@@ -122,24 +63,10 @@ def load_kernel() -> ModuleType | None:
     Returns None (and logs one warning per process) when ``GGP_NATIVE=0`` or the
     kernel cannot be built; callers then use the pure-Python propnet.
     """
-    global _loaded, _failed
-    if os.environ.get("GGP_NATIVE", "1") == "0":
-        return None
-    if _loaded is not None or _failed is not None:
-        return _loaded
-    try:
-        path = kernel_path()
-        if not path.exists():
-            logger.info("building the native propnet kernel in %s", path.parent)
-            build_kernel(path)
-        module = _import(path)
-        module.set_state_class(State)
-        _loaded = module
-    except (KernelBuildError, OSError, ImportError) as e:
-        _failed = str(e)
-        logger.warning("native propnet kernel unavailable (%s); using the pure-Python propnet", e)
-        return None
-    return _loaded
+    module = load_extension(SOURCE, MODULE_NAME, "native propnet kernel")
+    if module is not None:
+        module.set_state_class(State)  # (cheap: once per state machine made)
+    return module
 
 
 def _int32(values: Any) -> bytes:

@@ -221,8 +221,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from ggp.training.config import TrainConfig
 
     count = workers or TrainConfig().worker_count()
+    where = "one at a time in this process" if args.backend == "inline" else f"{count} worker(s)"
     print(
-        f"{game_path}: {described}; {args.games} games per cell, {count} worker(s), "
+        f"{game_path}: {described}; {args.games} games per cell, {where}, "
         f"{args.play_clock:g} s per move"
     )
     total = len(roles) * len(opponents) * args.games

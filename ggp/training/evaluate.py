@@ -12,12 +12,15 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import statistics
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, as_completed
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, fields
+from functools import lru_cache
 from pathlib import Path
 
 from ggp.errors import GameError
@@ -31,7 +34,9 @@ __all__ = [
     "wilson_interval",
     "evaluate",
     "format_table",
+    "game_id",
     "match_key",
+    "match_seed",
     "read_match_log",
 ]
 
@@ -63,6 +68,8 @@ class Cell:
         wins: Matches scored 1 (won).
         draws: Matches scored strictly between 0 and 1.
         losses: Matches scored 0.
+        depth: ``(lowest, median, deepest)`` depth the player's searches reached per
+            move over the cell's matches (classic-search players; None for others).
     """
 
     role: str
@@ -77,6 +84,7 @@ class Cell:
     wins: int = 0
     draws: int = 0
     losses: int = 0
+    depth: tuple[int, float, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -107,10 +115,30 @@ class EvalTable:
         raise KeyError((role, opponent))
 
 
-def match_key(task: MatchTask) -> tuple[str, str, str, str, int, float]:
-    """What identifies a match in a log: game, player, opponents, role, seed, clock."""
+MatchKey = tuple[str, str, str, str, int, float]
+
+
+@lru_cache(maxsize=64)
+def game_id(game_path: str) -> str:
+    """The game of a match log: the file's name and a digest of its text, so that logs
+    written from another folder or machine are found again.
+
+    Raises:
+        GameError: The file cannot be read.
+    """
+    path = Path(game_path)
+    try:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+    except OSError as e:
+        raise GameError(f"{game_path}: cannot read the game ({e.strerror})") from e
+    return f"{path.name}:{digest}"
+
+
+def match_key(task: MatchTask) -> MatchKey:
+    """What identifies a match in a log: game (:func:`game_id`), player, opponents,
+    role, seed, clock."""
     return (
-        str(Path(task.game_path).resolve()),
+        game_id(task.game_path),
         task.player,
         task.opponent,
         task.role,
@@ -119,7 +147,35 @@ def match_key(task: MatchTask) -> tuple[str, str, str, str, int, float]:
     )
 
 
-def read_match_log(path: Path) -> dict[tuple[str, str, str, str, int, float], MatchOutput]:
+@lru_cache(maxsize=1)
+def host_description() -> str:
+    """The processor and core count, written beside each logged match (tables merged
+    from several machines say which played what)."""
+    import os
+    import platform
+
+    model = platform.processor() or platform.uname()[4]
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{model}, {os.cpu_count()} cores"
+
+
+def match_seed(seed: int, role: str, opponent: str, index: int) -> int:
+    """The seed of match ``index`` of the cell of ``role`` against ``opponent``: the
+    same whatever else the table holds, so that a cell can be played in parts, by
+    different commands (``--vs random`` now, ``--vs random,mcts`` later) and machines,
+    into one log."""
+    text = f"{seed}/{role}/{opponent}/{index}".encode()
+    return int.from_bytes(hashlib.sha256(text).digest()[:6], "big")
+
+
+def read_match_log(path: Path) -> dict[MatchKey, MatchOutput]:
     """The matches of an :func:`evaluate` log (none if the file does not exist).
 
     Raises:
@@ -132,19 +188,29 @@ def read_match_log(path: Path) -> dict[tuple[str, str, str, str, int, float], Ma
     lines = text.split("\n")
     if lines and not text.endswith("\n"):
         lines.pop()  # cut off while being written
-    found = {}
     task_fields = [f.name for f in fields(MatchTask)]
     output_fields = [f.name for f in fields(MatchOutput)]
+    found: dict[MatchKey, MatchOutput] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
             task = MatchTask(**{name: record[name] for name in task_fields})
-            output = MatchOutput(**{name: record[name] for name in output_fields})
+            values = {name: record[name] for name in output_fields if name in record}
+            values["depths"] = tuple(values.get("depths", ()))
+            output = MatchOutput(**values)
+            key: MatchKey = (  # as match_key, the game as logged (its file may be elsewhere)
+                str(record["game"]),
+                task.player,
+                task.opponent,
+                task.role,
+                task.seed,
+                task.play_clock_s,
+            )
         except (ValueError, KeyError, TypeError) as e:
             raise GameError(f"{path}:{number}: not a match record ({e}): {line[:120]!r}") from e
-        found[match_key(task)] = output
+        found[key] = output
     return found
 
 
@@ -193,15 +259,15 @@ def evaluate(
     import time
 
     started = time.monotonic()
-    done: dict[tuple[str, str, str, str, int, float], MatchOutput] = {}
+    done: dict[MatchKey, MatchOutput] = {}
     if log is not None:
         done = read_match_log(log)
         _drop_cut_off_line(log)  # appending after it would spoil the next record
     results: dict[tuple[str, str], list[MatchOutput]] = {}
     pending: dict[Future[MatchOutput], MatchTask] = {}
     with WorkerPool(backend, workers) as pool:
-        for r, role in enumerate(roles):
-            for o, opponent in enumerate(opponents):
+        for role in roles:
+            for opponent in opponents:
                 results[(role, opponent)] = []
                 for i in range(games):
                     task = MatchTask(
@@ -209,7 +275,7 @@ def evaluate(
                         player=player,
                         opponent=opponent,
                         role=role,
-                        seed=seed * 1_000_003 + (r * 1000 + o) * 100_000 + i,
+                        seed=match_seed(seed, role, opponent, i),
                         play_clock_s=play_clock_s,
                     )
                     found = done.get(match_key(task))
@@ -225,7 +291,13 @@ def evaluate(
                 output = future.result()
                 results[(task.role, task.opponent)].append(output)
                 if out is not None:
-                    out.write(json.dumps({**asdict(task), **asdict(output)}) + "\n")
+                    record = {
+                        "game": game_id(task.game_path),
+                        **asdict(task),
+                        **asdict(output),
+                        "machine": host_description(),
+                    }
+                    out.write(json.dumps(record) + "\n")
                     out.flush()
                 if on_match is not None:
                     on_match()
@@ -235,6 +307,7 @@ def evaluate(
             outs = results[(role, opponent)]
             mean = sum(o.score for o in outs) / len(outs)
             low, high = wilson_interval(mean, len(outs))
+            depths = [d for o in outs for d in o.depths]
             cells.append(
                 Cell(
                     role=role,
@@ -249,6 +322,7 @@ def evaluate(
                     wins=sum(o.score == 1 for o in outs),
                     draws=sum(0 < o.score < 1 for o in outs),
                     losses=sum(o.score == 0 for o in outs),
+                    depth=(min(depths), statistics.median(depths), max(depths)) if depths else None,
                 )
             )
     return EvalTable(
@@ -277,6 +351,19 @@ def format_table(table: EvalTable, wdl: bool = False) -> str:
             text = f"{c.score:.1f} [{c.low:.1f}, {c.high:.1f}]"
             row.append(f"{c.wins}-{c.draws}-{c.losses}: {text}" if wdl else text)
         lines.append("| " + " | ".join(row) + " |")
+    if any(c.depth is not None for c in table.cells):
+        lines += [
+            "",
+            f"depth {table.player} reached per searched move: median (lowest-deepest)",
+            "| game, agent | " + " | ".join(f"vs {o}" for o in table.opponents) + " |",
+            "| --- |" + " --- |" * len(table.opponents),
+        ]
+        for role in table.roles:
+            row = [f"{name}, {table.player} as {role}"]
+            for opponent in table.opponents:
+                d = table.cell(role, opponent).depth
+                row.append("-" if d is None else f"{d[1]:g} ({d[0]}-{d[2]})")
+            lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
 

@@ -316,6 +316,9 @@ class MatchOutput:
         moves: Moves the player made.
         max_move_s: The player's longest time for one move.
         seconds: Time the match took.
+        depths: ``[searched moves]`` the depth each search of the player reached, for
+            the classic-search players (:attr:`ClassicPlayer.depths
+            <ggp.players.classic_player.ClassicPlayer.depths>`); empty for others.
     """
 
     score: float
@@ -324,12 +327,14 @@ class MatchOutput:
     moves: int
     max_move_s: float
     seconds: float
+    depths: tuple[int, ...] = ()
 
 
 def run_match_task(task: MatchTask) -> MatchOutput:
     """Run a :class:`MatchTask` (in a worker)."""
     from ggp.match import run_match
     from ggp.players.base import Player
+    from ggp.players.classic_player import ClassicPlayer
     from ggp.players.registry import make_player
 
     started = time.monotonic()
@@ -346,6 +351,7 @@ def run_match_task(task: MatchTask) -> MatchOutput:
     replaced = sum(1 for rep in record.replacements if rep.role == role.name)
     index = game.role_index(role)
     times = [step[index] for step in record.move_seconds]
+    player = players[role]
     return MatchOutput(
         score=match_score(record.goals, game, role),
         goal=record.goals[index],
@@ -353,6 +359,7 @@ def run_match_task(task: MatchTask) -> MatchOutput:
         moves=len(times),
         max_move_s=max(times, default=0.0),
         seconds=time.monotonic() - started,
+        depths=tuple(player.depths) if isinstance(player, ClassicPlayer) else (),
     )
 
 

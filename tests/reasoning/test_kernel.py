@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ggp import native
 from ggp.gdl.parser import parse_text
 from ggp.reasoning import kernel
 from ggp.reasoning.propnet_machine import PropnetStateMachine
@@ -25,7 +26,7 @@ COUNTER = """
 """
 
 needs_compiler = pytest.mark.skipif(
-    shutil.which(kernel._compiler()[0]) is None, reason="no C compiler on this machine"
+    shutil.which(native.compiler()[0]) is None, reason="no C compiler on this machine"
 )
 
 
@@ -34,8 +35,8 @@ def fresh(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """An empty kernel cache and no kernel loaded yet in this process."""
     monkeypatch.setenv("GGP_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("GGP_NATIVE", raising=False)
-    monkeypatch.setattr(kernel, "_loaded", None)
-    monkeypatch.setattr(kernel, "_failed", None)
+    monkeypatch.setattr(native, "_loaded", {})
+    monkeypatch.setattr(native, "_failed", {})
     return tmp_path
 
 
@@ -74,8 +75,8 @@ def test_without_a_compiler_the_python_propnet_is_used(
 def test_a_failing_compile_is_reported_with_the_compiler_output(
     fresh: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(kernel, "CFLAGS", ("-no-such-flag-for-any-compiler",))
-    if shutil.which(kernel._compiler()[0]) is None:
+    monkeypatch.setattr(native, "CFLAGS", ("-no-such-flag-for-any-compiler",))
+    if shutil.which(native.compiler()[0]) is None:
         pytest.skip("no C compiler on this machine")
     with pytest.raises(kernel.KernelBuildError, match="the C compiler failed"):
         kernel.build_kernel(fresh / "k.so")

@@ -309,6 +309,48 @@ def test_eval_log_resumes_a_stopped_table(
     assert f"{log}:2: not a match record" in capsys.readouterr().err
 
 
+def test_eval_log_is_shared_across_folders_tables_and_records_depths(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A log written for a copy of the game elsewhere (another machine) and by a command
+    with other columns is found again; classic-search players log their depths."""
+    from ggp.training import evaluate as evaluate_module
+
+    played: list[str] = []
+    run = evaluate_module.run_match_task
+    monkeypatch.setattr(
+        evaluate_module, "run_match_task", lambda task: played.append(task.opponent) or run(task)
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    copy = elsewhere / "tictactoe.gdl"
+    copy.write_bytes((GAMES / "tictactoe.gdl").read_bytes())
+    log = tmp_path / "matches.jsonl"
+    common = ["--player", "alphabeta:depth=2", "--games", "2", "--as", "xplayer",
+              "--backend", "inline", "--no-progress", "--log", str(log)]  # fmt: skip
+    assert main(["eval", str(copy), "--vs", "random", *common]) == 0
+    first = capsys.readouterr().out
+    assert played == ["random", "random"]
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert all(r["game"].startswith("tictactoe.gdl:") for r in records)
+    assert all(r["depths"] and set(r["depths"]) == {2} for r in records)
+    assert "depth alphabeta:depth=2 reached per searched move" in first
+    assert "| tictactoe, alphabeta:depth=2 as xplayer | 2 (2-2) |" in first
+    # As if written on another machine: the logged path does not exist here.
+    log.write_text(
+        "".join(json.dumps({**r, "game_path": "/gone/tictactoe.gdl"}) + "\n" for r in records)
+    )
+    played.clear()
+    assert main(["eval", str(GAMES / "tictactoe.gdl"), "--vs", "mcts,random", *common]) == 0
+    assert played == ["mcts", "mcts"]  # the random column came from the log
+    # Another game's text under the same name is another game.
+    copy.write_text((GAMES / "tictactoe.gdl").read_text() + "\n; changed\n")
+    evaluate_module.game_id.cache_clear()
+    played.clear()
+    assert main(["eval", str(copy), "--vs", "random", *common]) == 0
+    assert played == ["random", "random"]
+
+
 def test_eval_of_a_trained_checkpoint(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = tmp_path / "run"
     Trainer(MONTY, TINY.replace(games=10, eval_games=0), folder).run()

@@ -53,6 +53,7 @@ from ggp.errors import GameError, OutOfTime
 from ggp.game import Game
 from ggp.gdl.terms import Const, Term
 from ggp.reasoning.state_machine import State
+from ggp.search.classic.native import load_native
 from ggp.search.classic.results import SearchResult
 from ggp.search.classic.sequential import SequentialGame, StepInfo
 from ggp.search.evaluator import Evaluator, RolloutEvaluator, terminal_values
@@ -204,6 +205,18 @@ class MCTS:
         self._nodes: dict[State, _Node] = {}
         self._noisy: tuple[_Node, dict[int, list[float]]] | None = None  # root, its priors
         self._root: _Node | None = None  # the root of begin()
+        # The native loops (ggp/search/classic/_native.c; None: the Python twins here).
+        native = load_native()
+        self._native_puct = native.puct if native is not None else None
+        self._native_select = native.select if native is not None else None
+        self._native_backup = (
+            native.backup if native is not None and not self.settings.solver else None
+        )
+        # Every pick is PUCT over all moves (what _pick does with a prior, no solver and
+        # no chance): the native select picks without calling _pick.
+        self._fast_picks = (
+            prior is not None and not self.settings.solver and self.view.random_index < 0
+        )
         self.simulations = 0
         self.steps = 0  # tree nodes traversed, in all
         self.evaluations = 0
@@ -387,14 +400,26 @@ class MCTS:
         return pending.deepest
 
     def _select_many(self, root: _Node, size: int) -> PendingLeaves:
-        paths = tuple(self._select(root) for _ in range(size))
+        select = self._select
+        if self._native_select is not None:
+            select = self._select_native
+        paths = tuple(select(root) for _ in range(size))
         todo = tuple(dict.fromkeys(leaf.info.state for _, leaf in paths if leaf.proven is None))
         return PendingLeaves(todo, paths, max((len(path) for path, _ in paths), default=0))
 
-    def _select(self, root: _Node) -> tuple[list[tuple[_Node, tuple[int, ...], int]], _Node]:
+    def _select_native(self, root: _Node) -> tuple[_Path, _Node]:
+        """:meth:`_select` in C (``_native.c``'s ``select``: the same walk)."""
+        assert self._native_select is not None
+        path, leaf, steps = self._native_select(
+            self, root, self._noisy, self._fast_picks, self.settings.prior_exploration, MAX_PATH
+        )
+        self.steps += steps
+        return path, leaf
+
+    def _select(self, root: _Node) -> tuple[_Path, _Node]:
         """Walk down from ``root`` counting visits; returns the path (node, per-role
         move indices of the choosers, joint position) and the node to value."""
-        path: list[tuple[_Node, tuple[int, ...], int]] = []
+        path: _Path = []
         node = root
         while True:
             self.steps += 1
@@ -415,14 +440,17 @@ class MCTS:
                 counts[r][i] += 1
             path.append((node, picks, position))
             child = node.children.get(position)
-            if child is None:
-                expansion = node.info.expansion
-                assert expansion is not None
-                child = self._node(expansion.states[position])
-                node.children[position] = child
-            node = child
+            node = child if child is not None else self._child(node, position)
         node.visits += 1
         return path, node
+
+    def _child(self, node: _Node, position: int) -> _Node:
+        """The child of ``node`` at joint ``position``, made and linked (first visit)."""
+        expansion = node.info.expansion
+        assert expansion is not None
+        child = self._node(expansion.states[position])
+        node.children[position] = child
+        return child
 
     def _pick(self, node: _Node) -> tuple[tuple[int, ...], int]:
         """Each chooser's move by UCB1 (``random``: uniform); returns the choosers'
@@ -475,8 +503,10 @@ class MCTS:
         tried = sum(role_counts)
         first = node.value_sum[r] / (MAX_GOAL * node.visits) if node.visits else 0.5
         scale = self.settings.prior_exploration * math.sqrt(max(tried, 1))
-        best, best_score = -1, -math.inf
         if len(allowed) == len(role_counts):  # every move (self-play's every pick)
+            if self._native_puct is not None:  # the loop below, in C (same doubles)
+                return int(self._native_puct(role_counts, role_totals, priors, first, scale))
+            best, best_score = -1, -math.inf
             for i, (n, total, prior) in enumerate(
                 zip(role_counts, role_totals, priors, strict=True)
             ):
@@ -484,6 +514,7 @@ class MCTS:
                 if score > best_score:
                     best, best_score = i, score
             return best
+        best, best_score = -1, -math.inf
         for i in allowed:
             n = role_counts[i]
             q = role_totals[i] / (MAX_GOAL * n) if n else first
@@ -492,9 +523,10 @@ class MCTS:
                 best, best_score = i, score
         return best
 
-    def _backup(
-        self, path: list[tuple[_Node, tuple[int, ...], int]], leaf: _Node, value: Vector
-    ) -> None:
+    def _backup(self, path: _Path, leaf: _Node, value: Vector) -> None:
+        if self._native_backup is not None:  # no solver: the loops below, in C
+            self._native_backup(path, leaf, value)
+            return
         for r, v in enumerate(value):
             leaf.value_sum[r] += v
         for node, picks, _ in reversed(path):

@@ -461,6 +461,89 @@ def test_the_prior_steers_the_visits_and_noise_spreads_them(tictactoe: Game) -> 
     assert visits(0.5, 7) == visits(0.5, 7)  # the noise comes from the seeded generator
 
 
+def test_native_puct_picks_as_the_python_loop(tictactoe: Game) -> None:
+    """The C loop (ggp/search/classic/_native.c) gives the Python loop's pick on
+    random statistics (ties included) and the same search, visit for visit."""
+    import shutil
+
+    from ggp.native import compiler
+    from ggp.search.classic.native import load_native
+
+    native = load_native()
+    if native is None:
+        assert shutil.which(compiler()[0]) is None, "a compiler, but no native search loops"
+        pytest.skip("no C compiler on this machine")
+    search = MCTS(tictactoe, "xplayer", rng=np.random.default_rng(0), prior=UniformPolicy())
+    assert search._native_puct is not None
+    rng = np.random.default_rng(1)
+    for size in (1, 2, 5, 30, 100):
+        for _ in range(200):
+            counts = [int(c) for c in rng.integers(0, 4, size)]
+            totals = [float(c * rng.integers(0, 101)) for c in counts]
+            priors = rng.choice([0.0, 0.1, 0.25, 1 / 3], size).tolist()  # ties
+            first, scale = float(rng.random()), float(rng.random() * 3)
+            best, best_score = -1, -float("inf")
+            for i, (n, total, prior) in enumerate(zip(counts, totals, priors, strict=True)):
+                score = (total / (100.0 * n) if n else first) + scale * prior / (1 + n)
+                if score > best_score:
+                    best, best_score = i, score
+            assert native.puct(counts, totals, priors, first, scale) == best
+    with pytest.raises(ValueError, match="differ in length"):
+        native.puct([0, 1], [0.0], [0.5, 0.5], 0.5, 1.0)
+    with pytest.raises(TypeError, match="must be lists"):
+        native.puct((0,), [0.0], [1.0], 0.5, 1.0)
+
+
+@pytest.mark.parametrize(
+    "kif, settings, with_prior",
+    [
+        ("tictactoe", MCTSSettings(solver=False, root_noise=0.25), True),  # all in C
+        ("tictactoe", MCTSSettings(), False),  # UCB1 and the solver: _pick, _backup in Python
+        ("connect_four", MCTSSettings(solver=False, root_noise=0.25), True),
+        ("scissors_paper_rock", MCTSSettings(solver=False), True),  # two choosers a node
+        ("chance", MCTSSettings(solver=False), True),  # random: _pick in Python
+        ("chance", MCTSSettings(), False),
+    ],
+)
+def test_native_search_loops_make_the_python_search(
+    tictactoe: Game, kif: str, settings: MCTSSettings, with_prior: bool
+) -> None:
+    """MCTS with the native select/backup/PUCT (``_native.c``) is the Python search,
+    statistic for statistic, whichever parts fall back to Python."""
+    from ggp.search.classic.native import load_native
+
+    if load_native() is None:
+        pytest.skip("no native search loops (no C compiler)")
+    if kif == "tictactoe":
+        game = tictactoe
+    elif kif == "chance":
+        game = Game.from_text(CHANCE_KIF)
+    else:
+        game = Game.from_file(GAMES / f"{kif}.gdl")
+    role = game.player_roles[0]
+    state = game.initial_state()
+
+    def run(native: bool) -> list[tuple[object, ...]]:
+        search = MCTS(
+            game,
+            role,
+            settings=settings,
+            rng=np.random.default_rng(3),
+            prior=UniformPolicy() if with_prior else None,
+        )
+        if not native:
+            search._native_puct = search._native_select = search._native_backup = None
+        else:
+            assert search._native_select is not None
+        search.search(state, max_simulations=300)
+        return [
+            (n.visits, n.value_sum, n.counts, n.totals, sorted(n.children), n.proven)
+            for n in search._nodes.values()
+        ] + [(search.steps, search.simulations)]
+
+    assert run(True) == run(False)
+
+
 def test_root_visits_need_a_searched_state_and_settings_are_checked(tictactoe: Game) -> None:
     search = MCTS(tictactoe, "xplayer", rng=np.random.default_rng(0), prior=UniformPolicy())
     with pytest.raises(GameError, match="searched"):

@@ -1,0 +1,91 @@
+"""Print the evaluation tables held in `ggp eval --log` files (issue 14, point 6).
+
+The tables of 100 games a cell at 1 s a move take tens of hours of 2 cores, so they are
+played in parts, by `ggp eval ... --log benchmarks/data/eval-GAME.jsonl` runs on several
+days and machines (each record names its machine), and read back here: one row per
+player and role, one column per opponent; each cell the games played so far, the score
+out of 100 (win 1, draw 0.5) with its 95% interval, the searches' depth per move (median,
+lowest-deepest; MCTS: the deepest tree node) and the machines that played it.
+
+    .venv/bin/python benchmarks/eval_tables.py [benchmarks/data/eval-*.jsonl ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from ggp.training.evaluate import wilson_interval
+
+DATA = Path(__file__).with_name("data")
+
+
+def table(path: Path) -> str:
+    """The Markdown table of one log."""
+    cells: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    games: set[str] = set()
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            cells[(record["player"], record["role"], record["opponent"])].append(record)
+            games.add(record["game"])
+        except (ValueError, KeyError) as e:
+            sys.exit(f"{path}:{number}: not a match record ({e})")
+    players = sorted({p for p, _, _ in cells}, key=_order)
+    roles = sorted({r for _, r, _ in cells})
+    opponents = sorted({o for _, _, o in cells}, key=_order)
+    machines = sorted({str(r.get("machine", "?")) for rs in cells.values() for r in rs})
+    lines = [
+        f"**{', '.join(sorted(games))}** ({path}): games, score [95% interval], depth "
+        "median (lowest-deepest), machines ("
+        + "; ".join(f"{chr(ord('A') + i)}: {m}" for i, m in enumerate(machines))
+        + ")",
+        "",
+        "| player | role | " + " | ".join(f"vs {o}" for o in opponents) + " |",
+        "| --- | --- |" + " --- |" * len(opponents),
+    ]
+    for player in players:
+        for role in roles:
+            row = [f"`{player}`", role]
+            for opponent in opponents:
+                records = cells.get((player, role, opponent), [])
+                row.append(_cell(records, machines) if records else "")
+            if any(row[2:]):
+                lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def _order(spec: str) -> tuple[int, str]:
+    known = ["random", "alphabeta", "pvs", "mtdf", "paranoid", "maxn", "mcts"]
+    return (known.index(spec) if spec in known else len(known), spec)
+
+
+def _cell(records: list[dict[str, Any]], machines: list[str]) -> str:
+    scores = [float(r["score"]) for r in records]
+    mean = sum(scores) / len(scores)
+    low, high = wilson_interval(mean, len(scores))
+    depths = [int(d) for r in records for d in r.get("depths", [])]
+    depth = f"; {statistics.median(depths):g} ({min(depths)}-{max(depths)})" if depths else ""
+    where = "".join(
+        sorted({chr(ord("A") + machines.index(str(r.get("machine", "?")))) for r in records})
+    )
+    return f"{len(scores)}: {100 * mean:.1f} [{100 * low:.1f}, {100 * high:.1f}]{depth}; {where}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("logs", nargs="*", type=Path, help="logs (default benchmarks/data/eval-*)")
+    args = parser.parse_args()
+    logs = args.logs or sorted(DATA.glob("eval-*.jsonl"))
+    print("\n\n".join(table(path) for path in logs))
+
+
+if __name__ == "__main__":
+    main()
