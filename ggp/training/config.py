@@ -76,6 +76,11 @@ class TrainConfig:
             (``torch.autocast``) or ``auto`` (``bfloat16`` on a CPU that computes it
             natively, AVX512-BF16 or AMX, else ``float32``).
         root_noise: Weight of Dirichlet noise in the root's priors (``search`` mcts).
+        sample_steps: ``search`` mcts: the steps of a game (from its start) whose moves
+            are drawn from the root's visit counts (mixed with ``explore``); later moves
+            are the most visited (AlphaZero's temperature drop; alpha-zero-general's
+            ``tempThreshold`` of 15), so that outcomes, the value targets, come from play
+            without blunders drawn on purpose. 0: every move drawn.
         samples: Histories sampled per decision to root the CFR tree at.
         max_depth: Deepest CFR tree in self-play, in steps.
         max_nodes: Node budget of a self-play CFR tree.
@@ -84,7 +89,8 @@ class TrainConfig:
         uniform_mix: Weight of the uniform policy in the sampler's model of the others.
         true_value_weight: Weight of the CFR value of the true state in the value target
             (the rest is the game's outcome); 0 skips that search.
-        explore: Probability of a uniformly random move instead of the CFR policy's.
+        explore: Probability of a uniformly random move instead of the search policy's
+            (``search`` mcts: in the first ``sample_steps`` steps only).
         checkpoint_every_s: Seconds between checkpoints (and at the end).
         eval_every_games: Self-play games between evaluation snapshots (0: only at the end).
         eval_games: Games per role in a snapshot against the random player.
@@ -113,6 +119,7 @@ class TrainConfig:
     parallel_games: int = 8
     precision: str = "auto"
     root_noise: float = 0.25
+    sample_steps: int = 15
     samples: int = 8
     max_depth: int = 4
     max_nodes: int = 6000
@@ -144,6 +151,8 @@ class TrainConfig:
         for name in ("max_depth", "max_nodes", "iterations", "simulations", "parallel_games"):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be >= 1")
+        if self.sample_steps < 0:
+            problems.append("sample_steps must be >= 0")
         for name in (
             "uniform_mix",
             "true_value_weight",

@@ -362,6 +362,7 @@ class _MCTSGame:
         policy_row = np.zeros(int(self.offsets[-1]), dtype=np.float32)
         has_row = np.zeros(len(self.offsets) - 1, dtype=bool)
         visits = self.search.root_visits(self.state)
+        drawn = not config.sample_steps or len(self.true_states) <= config.sample_steps
         for r in self.choosing:
             moves, counts = visits[r]
             policy = np.asarray(counts, dtype=np.float64)
@@ -370,8 +371,12 @@ class _MCTSGame:
             assert head is not None
             policy_row[self.offsets[head] + encoding.move_indices(head, moves)] = policy
             has_row[head] = True
-            play = (1.0 - config.explore) * policy + config.explore / len(moves)
-            self.joint[r] = moves[int(rng.choice(len(moves), p=play / play.sum()))]
+            if drawn:
+                play = (1.0 - config.explore) * policy + config.explore / len(moves)
+                self.joint[r] = moves[int(rng.choice(len(moves), p=play / play.sum()))]
+            else:  # the most visited move (ties drawn)
+                best = np.flatnonzero(policy == policy.max())
+                self.joint[r] = moves[int(best[rng.integers(len(best))])]
         self._record(policy_row, has_row)
         self._next_search()
 

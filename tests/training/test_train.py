@@ -420,6 +420,42 @@ def test_mcts_selfplay_targets_are_the_root_visits() -> None:
     assert np.array_equal(again.positions.policy, positions.policy)  # seeded: reproducible
 
 
+def test_mcts_selfplay_plays_the_most_visited_move_after_sample_steps() -> None:
+    """Moves of the first ``sample_steps`` steps are drawn (with ``explore``), later ones
+    are the most visited (the temperature drop)."""
+    game = load(GAMES / "tictactoe.gdl")
+    encoding = GameEncoding(game)
+    net = PolicyValueNet(NetShape.for_encoding(encoding), torch.Generator().manual_seed(0))
+    config = TINY.replace(search="mcts", simulations=24, sample_steps=2, explore=0.6)
+    offsets = np.concatenate([[0], np.cumsum(encoding.policy_sizes)])
+    drawn_off_the_top = 0
+    for seed in range(6):
+        evaluator = NetEvaluator(net, encoding)
+        result = play_selfplay_game(game, evaluator, config, np.random.default_rng(seed))
+        positions, state = result.positions, game.initial_state()
+        for step in range(result.steps - 1):  # (the last move's state is not a position)
+            mover = game.roles[step % 2]
+            head = encoding.head_of(step % 2)
+            assert head is not None
+            row = positions.policy[step, offsets[head] : offsets[head + 1]]
+            noop = game.legal_moves(state, game.roles[1 - step % 2])[0]
+            nexts = {}
+            for move in game.legal_moves(state, mover):
+                joint = (move, noop) if step % 2 == 0 else (noop, move)
+                nexts[move] = game.next_state(state, joint)
+            reached = positions.features[step + 1]
+            played = next(
+                m for m, s in nexts.items() if np.array_equal(encoding.encode_bits([s])[0], reached)
+            )
+            share = row[encoding.move_indices(head, (played,))[0]]
+            if step >= config.sample_steps:
+                assert share == row.max()
+            else:
+                drawn_off_the_top += share < row.max()
+            state = nexts[played]
+    assert drawn_off_the_top > 0  # the first steps were drawn, not the most visited
+
+
 class _OneAtATime(NetEvaluator):
     """The network a state at a time: the same values whatever the batch (a batched
     float32 product may round differently from a single row's)."""

@@ -37,6 +37,9 @@ Details:
   value (the node's mean for a move not tried yet), ``c`` :attr:`MCTSSettings.prior_exploration`.
   :attr:`MCTSSettings.root_noise` mixes Dirichlet noise into the root's priors (self-play
   exploration); :meth:`MCTS.root_visits` gives the visit counts (the policy targets).
+- The descent, PUCT and the backup without the solver run in C where the native loops
+  build (:mod:`ggp.search.classic.native`): the same walk over the same node objects,
+  the same doubles and picks as the Python methods here, which are their twins.
 """
 
 from __future__ import annotations
