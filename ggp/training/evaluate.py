@@ -134,11 +134,11 @@ def game_id(game_path: str) -> str:
     return f"{path.name}:{digest}"
 
 
-def match_key(task: MatchTask) -> MatchKey:
-    """What identifies a match in a log: game (:func:`game_id`), player, opponents,
-    role, seed, clock."""
+def match_key(task: MatchTask, game: str | None = None) -> MatchKey:
+    """What identifies a match in a log: game (``game``, else :func:`game_id` of the
+    task's file), player, opponents, role, seed, clock."""
     return (
-        game_id(task.game_path),
+        game if game is not None else game_id(task.game_path),
         task.player,
         task.opponent,
         task.role,
@@ -200,14 +200,7 @@ def read_match_log(path: Path) -> dict[MatchKey, MatchOutput]:
             values = {name: record[name] for name in output_fields if name in record}
             values["depths"] = tuple(values.get("depths", ()))
             output = MatchOutput(**values)
-            key: MatchKey = (  # as match_key, the game as logged (its file may be elsewhere)
-                str(record["game"]),
-                task.player,
-                task.opponent,
-                task.role,
-                task.seed,
-                task.play_clock_s,
-            )
+            key = match_key(task, str(record["game"]))  # its file may be elsewhere
         except (ValueError, KeyError, TypeError) as e:
             raise GameError(f"{path}:{number}: not a match record ({e}): {line[:120]!r}") from e
         found[key] = output
