@@ -60,7 +60,7 @@ from ggp.search.classic.mtdf import MTDF
 from ggp.search.classic.paranoid import Paranoid
 from ggp.search.classic.pvs import PVS
 from ggp.search.classic.results import SearchResult
-from ggp.search.evaluator import Evaluator, RolloutEvaluator
+from ggp.search.evaluator import Evaluator, MixedEvaluator, RolloutEvaluator
 from ggp.search.policy_models import PolicyModel
 
 __all__ = [
@@ -112,6 +112,8 @@ OPTIONS = {
     "network is also the prior and c is PUCT's, default 1.25)",
     "simulations": "mcts: simulations per move at most",
     "playouts": "eval=rollout: random playouts per leaf (default 1)",
+    "rollout": "eval=nn: the weight of random playouts in each leaf's value, the rest the "
+    "network's (AlphaGo's lambda; default 0)",
     "weights": "eval=snake: the heuristic's weights, paper, tuned (found by ggp tune) or a "
     f"weights file (default {DEFAULT_WEIGHTS_SPEC})",
 }
@@ -135,7 +137,11 @@ class ClassicSettings:
         exploration: MCTS's exploration constant (None: UCB1's 0.4, or PUCT's 1.25 when
             the network is the prior).
         simulations: MCTS's simulations per move at most (None: the clock decides).
-        playouts: Random playouts per leaf for ``evaluation="rollout"``.
+        playouts: Random playouts per leaf for ``evaluation="rollout"`` (and for
+            ``rollout_weight``).
+        rollout_weight: With ``evaluation="nn"``, the weight of random playouts in each
+            leaf's value (:class:`~ggp.search.evaluator.MixedEvaluator`); the network
+            stays MCTS's prior.
         snake_weights: The Battlesnake heuristic's weights for ``evaluation="snake"``.
     """
 
@@ -149,6 +155,7 @@ class ClassicSettings:
     exploration: float | None = None
     simulations: int | None = None
     playouts: int = 1
+    rollout_weight: float = 0.0
     snake_weights: SnakeWeights = field(default_factory=lambda: snake_weights(DEFAULT_WEIGHTS_SPEC))
 
 
@@ -180,6 +187,8 @@ def parse_options(algorithm: str, argument: str | None) -> ClassicSettings:
         weighted = weighted or key == "weights"
     if weighted and settings.evaluation != "snake":
         raise GameError(f"{algorithm} option weights= sets the weights of eval=snake only")
+    if settings.rollout_weight > 0 and settings.evaluation != "nn":
+        raise GameError(f"{algorithm} option rollout= mixes playouts into eval=nn only")
     return settings
 
 
@@ -208,6 +217,11 @@ def _with_option(settings: ClassicSettings, key: str, value: str) -> ClassicSett
         return replace(settings, simulations=int(number(int, 1)))
     if key == "playouts":
         return replace(settings, playouts=int(number(int, 1)))
+    if key == "rollout":
+        weight = number(float, 0.0)
+        if weight > 1.0:
+            raise GameError(f"{name} option rollout must be a weight in 0..1, not {value!r}")
+        return replace(settings, rollout_weight=weight)
     if key == "weights":
         return replace(settings, snake_weights=snake_weights(value))
     if key == "net":
@@ -256,7 +270,11 @@ def make_evaluator(settings: ClassicSettings, game: Game, rng: np.random.Generat
 
     path = settings.checkpoint if settings.checkpoint is not None else default_checkpoint(game)
     net, encoding, _ = load_network(path, game)
-    return NetEvaluator(net, encoding)
+    network = NetEvaluator(net, encoding)
+    if settings.rollout_weight > 0:
+        playouts = RolloutEvaluator(settings.playouts, rng)
+        return MixedEvaluator(network, playouts, settings.rollout_weight)
+    return network
 
 
 def _make_search(
@@ -269,7 +287,8 @@ def _make_search(
     algorithm = settings.algorithm
     if algorithm == "mcts":
         # The network is the prior too (PUCT, as AlphaZero); other evaluators: UCB1.
-        prior = cast(PolicyModel, evaluator) if settings.evaluation == "nn" else None
+        network = evaluator.first if isinstance(evaluator, MixedEvaluator) else evaluator
+        prior = cast(PolicyModel, network) if settings.evaluation == "nn" else None
         mcts_settings = MCTSSettings(max_simulations=settings.simulations)
         c = settings.exploration
         if c is not None and prior is not None:

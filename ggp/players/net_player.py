@@ -1,6 +1,11 @@
-"""The CFR player with a trained network: ``cfr+nn`` in the player registry.
+"""The player with a trained network: ``cfr+nn`` in the player registry.
 
-A :class:`~ggp.players.cfr_player.CFRPlayer` (iterative-deepening CFR-D from histories
+It searches as self-play trained the network (``ggp train``'s ``search = auto``): where
+every role sees every move (the game's moves are public: perfect information) with PUCT
+Monte Carlo tree search, the network its prior and, mixed with a random playout, its leaf
+evaluator (:class:`~ggp.players.classic_player.ClassicPlayer`, ``mcts:eval=nn``,
+:meth:`NetCFRPlayer.puct_player`); else, or with ``search=cfr``, as a
+:class:`~ggp.players.cfr_player.CFRPlayer` (iterative-deepening CFR-D from histories
 sampled consistently with the player's observations) whose
 
 - leaves at the depth limit are valued by the network (:class:`NetEvaluator`),
@@ -20,23 +25,29 @@ that is missing or not a checkpoint is an error.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
 from ggp.errors import GameError
 from ggp.game import Game
+from ggp.gdl.terms import Term
 from ggp.nn.checkpoint import CheckpointMismatchError, default_checkpoint, load_network
 from ggp.nn.guided import infoset_priors, warm_start
 from ggp.nn.net_evaluator import NetEvaluator, OpponentModel
-from ggp.players.base import MatchInfo
+from ggp.players.base import MatchInfo, MovePolicy, Observation
 from ggp.players.cfr_player import CFRPlayer, CFRSettings
+from ggp.players.classic_player import ClassicPlayer, ClassicSettings
+from ggp.players.policy import estimate_policy
 from ggp.search.cfr import CFRSolver, FloatArray
+from ggp.search.evaluator import Evaluator, MixedEvaluator, RolloutEvaluator
 from ggp.search.posterior import PosteriorSampler
 from ggp.search.tree import GameTree
 
-__all__ = ["NetCFRPlayer", "NetSettings", "PLAY_SETTINGS"]
+__all__ = ["NetCFRPlayer", "NetSettings", "PLAY_SETTINGS", "SEARCHES", "Search"]
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +59,12 @@ logger = logging.getLogger(__name__)
 #: 78.0 -> 81.7 and 65.2 -> 64.6; Meier p2 92.8 -> 93.0 and 53.2 -> 57.0; Meier p1 the
 #: same games.
 PLAY_SETTINGS = CFRSettings(min_time_s=0.3, max_time_s=0.7, margin_s=0.15, model_weight=0.5)
+
+
+Search = Literal["auto", "cfr", "mcts"]
+
+#: The searches a :class:`NetSettings` can name.
+SEARCHES: tuple[Search, ...] = ("auto", "cfr", "mcts")
 
 
 @dataclass(frozen=True)
@@ -62,10 +79,18 @@ class NetSettings:
             0.5 scores 81.5 against random and 61.0 against the handcrafted player,
             0.8 scores 94.5 and 53.2 (the ceilings are 95.3 and 63.0): a model close to
             the network's own (self-play) policy believes a weak opponent's claims.
+        search: ``cfr`` (CFR-D), ``mcts`` (PUCT; the game's moves must be public) or
+            ``auto``: ``mcts`` where the game's moves are public, else ``cfr`` (what
+            ``ggp train`` does).
+        rollout_weight: With PUCT, the weight of one random playout in a leaf's value,
+            the rest the network's (AlphaGo's lambda,
+            :class:`~ggp.search.evaluator.MixedEvaluator`).
     """
 
     prior_weight: float = 1.0
     uniform_mix: float = 0.8
+    search: Search = "auto"
+    rollout_weight: float = 0.5
 
 
 class NetCFRPlayer(CFRPlayer):
@@ -98,6 +123,7 @@ class NetCFRPlayer(CFRPlayer):
         self._loaded_for: Game | None = evaluator.game if evaluator is not None else None
         self._given = evaluator is not None
         self._rollouts = self.evaluator
+        self._puct: ClassicPlayer | None = None  # the PUCT player of this match, if any
         #: Why the player searches without a network (None: it has one, or has not
         #: learnt its game yet).
         self.search_only: str | None = None
@@ -150,12 +176,73 @@ class NetCFRPlayer(CFRPlayer):
         self.evaluator = self._net
         return self._net
 
+    def play(self, observation: Observation, deadline: float) -> Term:
+        if self._puct is not None:
+            return self._puct.play(observation, deadline)
+        return super().play(observation, deadline)
+
+    def stop(self, observation: Observation) -> None:
+        if self._puct is not None:
+            self._puct.stop(observation)
+            self._puct = None
+        super().stop(observation)
+
+    def abort(self) -> None:
+        if self._puct is not None:
+            self._puct.abort()
+            self._puct = None
+        super().abort()
+
+    def policy(
+        self, match: MatchInfo, observations: Sequence[Observation], deadline: float
+    ) -> MovePolicy:
+        """As :meth:`CFRPlayer.policy`; with PUCT, which plays its most visited move,
+        the move a fresh PUCT player plays after ``observations`` (each turn searched to
+        the match's clock, :func:`~ggp.players.policy.estimate_policy` with one play)."""
+        puct = self.puct_player(match.game)
+        if puct is None:
+            return super().policy(match, observations, deadline)
+        return estimate_policy(puct, match, observations, 1)
+
     def _search_only(self, reason: str) -> None:
         self.search_only = reason
         logger.warning("cfr+nn: %s; playing the search-only cfr player instead", reason)
 
+    def puct_player(self, game: Game) -> ClassicPlayer | None:
+        """A fresh PUCT player of ``game`` as this player plays it (None: CFR-D, when the
+        settings say so or no network fits the game).
+
+        Raises:
+            GameError: ``search=mcts`` and the game's moves are not public.
+        """
+        net = self.load(game)
+        search = self.net_settings.search
+        if net is None or search == "cfr" or (search == "auto" and not game.moves_public):
+            return None
+        if not game.moves_public:
+            raise GameError(
+                "cfr+nn search=mcts needs a game whose moves are public (no sees rules); "
+                f"{game.description.path} hides some: use search=cfr"
+            )
+        evaluator: Evaluator = net
+        if self.net_settings.rollout_weight > 0:
+            playouts = RolloutEvaluator(1, self.rng)
+            evaluator = MixedEvaluator(net, playouts, self.net_settings.rollout_weight)
+        # The same time per move as CFR-D: at most max_time_s, margin_s before the deadline.
+        settings = ClassicSettings(
+            "mcts",
+            evaluation="nn",
+            max_time_s=self.settings.max_time_s,
+            margin_s=self.settings.margin_s,
+        )
+        return ClassicPlayer(settings, self.rng, evaluator=evaluator)
+
     def start(self, match: MatchInfo) -> None:
-        net = self.load(match.game)
+        self._puct = self.puct_player(match.game)
+        if self._puct is not None:
+            self._puct.start(match)
+            return
+        net = self._net
         super().start(match)
         if net is not None:
             self._sampler = PosteriorSampler(

@@ -96,21 +96,27 @@ def _handcrafted(request: PlayerRequest) -> Player:
     return HandcraftedPlayer(request.rng)
 
 
-#: Options of ``cfr+nn:...`` (``NAME=VALUE``, numbers in 0..1): what each one sets.
+#: Options of ``cfr+nn:...`` (``NAME=VALUE``): what each one sets.
 NET_OPTIONS = {
-    "mix": "weight of uniform play in the model of the other roles (NetSettings.uniform_mix)",
-    "model": "weight of that model in the search (CFRSettings.model_weight)",
+    "mix": "weight of uniform play in the model of the other roles, 0..1 (NetSettings.uniform_mix)",
+    "model": "weight of that model in the search, 0..1 (CFRSettings.model_weight)",
+    "search": "auto (mcts where the game's moves are public, as self-play), cfr or mcts "
+    "(NetSettings.search)",
+    "rollout": "search mcts: weight of random playouts in a leaf's value, 0..1 "
+    "(NetSettings.rollout_weight)",
 }
 
 
 def _cfr_nn(request: PlayerRequest) -> Player:
-    """``cfr+nn[:PATH][,mix=M][,model=W]`` (the path may also come last or not at all)."""
+    """``cfr+nn[:PATH][,mix=M][,model=W][,search=S][,rollout=L]`` (the path may also come
+    last or not at all)."""
     from dataclasses import replace
 
-    from ggp.players.net_player import PLAY_SETTINGS, NetCFRPlayer, NetSettings
+    from ggp.players.net_player import PLAY_SETTINGS, SEARCHES, NetCFRPlayer, NetSettings, Search
 
     checkpoint: Path | None = None
     options: dict[str, float] = {}
+    search: Search | None = None
     for item in (request.argument or "").split(","):
         key, equals, value = item.partition("=")
         if not equals:
@@ -121,6 +127,13 @@ def _cfr_nn(request: PlayerRequest) -> Player:
             raise GameError(
                 f"cfr+nn has no option {key!r} (options: {', '.join(sorted(NET_OPTIONS))})"
             )
+        if key == "search":
+            if value not in SEARCHES:
+                raise GameError(
+                    f"cfr+nn option search must be {', '.join(SEARCHES)}, not {value!r}"
+                )
+            search = value
+            continue
         problem = GameError(f"cfr+nn option {key} must be a number in 0..1, not {value!r}")
         try:
             number = float(value)
@@ -136,7 +149,12 @@ def _cfr_nn(request: PlayerRequest) -> Player:
             PLAY_SETTINGS, model_weight=options.get("model", PLAY_SETTINGS.model_weight)
         ),
         rng=request.rng,
-        net_settings=replace(defaults, uniform_mix=options.get("mix", defaults.uniform_mix)),
+        net_settings=replace(
+            defaults,
+            uniform_mix=options.get("mix", defaults.uniform_mix),
+            rollout_weight=options.get("rollout", defaults.rollout_weight),
+            search=search if search is not None else defaults.search,
+        ),
     )
     if request.game is not None:
         player.load(request.game)
@@ -195,8 +213,9 @@ PLAYER_SPECS: tuple[PlayerSpec, ...] = (
     ),
     PlayerSpec(
         "cfr+nn",
-        "CFR with a trained network (cfr+nn:PATH; default checkpoints/GAME/latest.pt; "
-        "options ,mix=M,model=W), about 1 s per move",
+        "a trained network's search, PUCT where the moves are public, else CFR-D "
+        "(cfr+nn:PATH; default checkpoints/GAME/latest.pt; options ,mix=M,model=W,"
+        "search=S,rollout=L), about 1 s per move",
         _cfr_nn,
         takes_argument=True,
     ),

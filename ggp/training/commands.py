@@ -213,9 +213,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
         path = player.checkpoint if player.checkpoint is not None else default_checkpoint(game)
         meta = load_checkpoint(path).metadata
+        search = "PUCT" if player.puct_player(game) is not None else "CFR-D"
         described = (
             f"{args.player} ({path}: {meta.steps:,} steps, {meta.games:,} self-play games, "
-            f"{meta.elapsed_s / 60:.0f} min of training)"
+            f"{meta.elapsed_s / 60:.0f} min of training; searching with {search})"
         )
     workers = args.workers if args.workers > 0 else None
     from ggp.training.config import TrainConfig
@@ -479,10 +480,12 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "print the table the published paper printed: score out of 100 (win 1, draw "
         "0.5) with its 95% interval. Players: random, cfr, handcrafted (Meier and Blind "
         "Tic-Tac-Toe), best-response[:random|handcrafted] (the exact best response: the "
-        "ceiling of a column), cfr+nn[:CHECKPOINT][,mix=M][,model=W] (default "
-        "checkpoints/GAME/latest.pt; "
-        "mix: uniform weight in the opponent model, default 0.8; model: restricted Nash "
-        "response weight, default 0.5), and the classic searches alphabeta, pvs, mtdf, "
+        "ceiling of a column), cfr+nn[:CHECKPOINT][,mix=M][,model=W][,search=S]"
+        "[,rollout=L] (default checkpoints/GAME/latest.pt; search: auto, PUCT where the "
+        "game's moves are public, else CFR-D, or cfr or mcts; rollout: weight of a random "
+        "playout in PUCT's leaf values, default 0.5; mix: uniform weight in CFR-D's "
+        "opponent model, default 0.8; model: restricted Nash response weight, default "
+        "0.5), and the classic searches alphabeta, pvs, mtdf, "
         "paranoid, maxn, mcts[:depth=N,time=S,eval=heuristic|goal|rollout|nn,...] (see "
         "the README).",
     )

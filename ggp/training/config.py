@@ -87,8 +87,10 @@ class TrainConfig:
         iterations: CFR+ iterations per self-play decision.
         prior_weight: Warm start of CFR from the network's policy (0: none).
         uniform_mix: Weight of the uniform policy in the sampler's model of the others.
-        true_value_weight: Weight of the CFR value of the true state in the value target
-            (the rest is the game's outcome); 0 skips that search.
+        true_value_weight: Weight of the search's value of the true state in the value
+            target, the rest the game's outcome: ``search`` cfr runs CFR-D on the true
+            state for it (0 skips that search); ``search`` mcts takes the root's mean
+            value (AlphaZero's "z and q" average).
         explore: Probability of a uniformly random move instead of the search policy's
             (``search`` mcts: in the first ``sample_steps`` steps only).
         checkpoint_every_s: Seconds between checkpoints (and at the end).

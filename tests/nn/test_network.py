@@ -327,3 +327,50 @@ def test_cfr_nn_spec_options(tmp_path: Path) -> None:
         make_player(f"cfr+nn:{path},temperature=2", np.random.default_rng(0), game)
     with pytest.raises(GameError, match=r"must be a number in 0\.\.1, not 'lots'"):
         make_player(f"cfr+nn:{path},mix=lots", np.random.default_rng(0), game)
+
+
+def test_net_player_searches_with_puct_where_the_moves_are_public(tmp_path: Path) -> None:
+    """``search=auto``: PUCT (the network its prior, mixed with playouts its evaluator)
+    on a game whose moves are public, as self-play trains; CFR-D where they are not."""
+    from ggp.players.classic_player import ClassicPlayer
+    from ggp.search.classic.mcts import MCTS
+    from ggp.search.evaluator import MixedEvaluator
+
+    game = load("tictactoe.gdl")
+    path = tmp_path / "best.pt"
+    make_checkpoint("tictactoe.gdl", path)
+    player = make_player(f"cfr+nn:{path},rollout=0.25", np.random.default_rng(0), game)
+    assert isinstance(player, NetCFRPlayer)
+    puct = player.puct_player(game)
+    assert isinstance(puct, ClassicPlayer) and puct.settings.algorithm == "mcts"
+    mixed = puct.load(game)
+    assert isinstance(mixed, MixedEvaluator) and mixed.weight == 0.25
+    assert mixed.first is player.load(game)
+    player.settings = CFRSettings(max_time_s=0.05)
+    for seed in range(2):
+        opponent = RandomPlayer(np.random.default_rng(seed))
+        players = {game.role("xplayer"): player, game.role("oplayer"): opponent}
+        record = run_match(game, players, np.random.default_rng(seed), play_clock_s=30)
+        assert record.replacements == ()
+        assert player.last_search is None  # no CFR search ran
+    cfr = make_player(f"cfr+nn:{path},search=cfr", np.random.default_rng(0), game)
+    assert isinstance(cfr, NetCFRPlayer) and cfr.puct_player(game) is None
+    plain = make_player(f"cfr+nn:{path},rollout=0", np.random.default_rng(0), game)
+    assert isinstance(plain, NetCFRPlayer)
+    plain_puct = plain.puct_player(game)
+    assert plain_puct is not None and plain_puct.load(game) is plain.load(game)
+    plain_puct.start(MatchInfo("m", game, game.role("xplayer")))
+    assert isinstance(plain_puct._search, MCTS) and plain_puct._search.prior is plain.load(game)
+    monty = load("montyhall.gdl")  # the car is hidden: CFR-D, and no PUCT on demand
+    monty_path = tmp_path / "monty.pt"
+    make_checkpoint("montyhall.gdl", monty_path)
+    hidden = make_player(f"cfr+nn:{monty_path}", np.random.default_rng(0), monty)
+    assert isinstance(hidden, NetCFRPlayer) and hidden.puct_player(monty) is None
+    forced = make_player(f"cfr+nn:{monty_path},search=mcts", np.random.default_rng(0), monty)
+    assert isinstance(forced, NetCFRPlayer)
+    with pytest.raises(GameError, match="search=mcts needs a game whose moves are public"):
+        forced.puct_player(monty)
+    with pytest.raises(GameError, match="option search must be auto, cfr, mcts, not 'ab'"):
+        make_player(f"cfr+nn:{path},search=ab", np.random.default_rng(0), game)
+    with pytest.raises(GameError, match=r"option rollout must be a number in 0\.\.1"):
+        make_player(f"cfr+nn:{path},rollout=2", np.random.default_rng(0), game)

@@ -75,7 +75,10 @@ def test_options() -> None:
     )
     assert parse_options("pvs", "net=run/best.pt").evaluation == "nn"
     assert parse_options("alphabeta", "utility=margin").utility == "margin"
+    assert parse_options("mcts", "net=run/best.pt,rollout=0.5").rollout_weight == 0.5
     for name, argument, message in [
+        ("mcts", "rollout=0.5", "into eval=nn only"),
+        ("mcts", "eval=nn,rollout=1.5", "a weight in 0..1"),
         ("pvs", "deep=3", "no option"),
         ("pvs", "depth", "no option"),
         ("pvs", "depth=0", "number >= 1"),

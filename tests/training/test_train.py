@@ -420,6 +420,26 @@ def test_mcts_selfplay_targets_are_the_root_visits() -> None:
     assert np.array_equal(again.positions.policy, positions.policy)  # seeded: reproducible
 
 
+def test_mcts_selfplay_value_targets_mix_the_outcome_with_the_root_value() -> None:
+    """``true_value_weight`` w: each value target is (1 - w) * outcome + w * the search's
+    mean value at that step's root, which the same game searched again reproduces."""
+    game = load(GAMES / "tictactoe.gdl")
+    encoding = GameEncoding(game)
+    net = PolicyValueNet(NetShape.for_encoding(encoding), torch.Generator().manual_seed(0))
+    config = TINY.replace(search="mcts", simulations=32)
+    plain = play_selfplay_game(game, NetEvaluator(net, encoding), config, np.random.default_rng(5))
+    mixed_config = config.replace(true_value_weight=0.25)
+    mixed = play_selfplay_game(
+        game, NetEvaluator(net, encoding), mixed_config, np.random.default_rng(5)
+    )
+    assert np.array_equal(mixed.positions.policy, plain.positions.policy)  # the same game
+    outcome = np.asarray(plain.goals, dtype=np.float32) / 100
+    assert np.allclose(plain.positions.value, outcome)
+    root_values = (mixed.positions.value - 0.75 * outcome) / 0.25
+    assert not np.allclose(root_values, outcome)  # the searches' values, not the outcome
+    assert ((root_values > -1e-4) & (root_values < 1 + 1e-4)).all()
+
+
 def test_mcts_selfplay_plays_the_most_visited_move_after_sample_steps() -> None:
     """Moves of the first ``sample_steps`` steps are drawn (with ``explore``), later ones
     are the most visited (the temperature drop)."""

@@ -328,6 +328,20 @@ class MCTS:
         """Whether the root of :meth:`begin` is proven (no simulation can change it)."""
         return self._root is not None and self._root.proven is not None
 
+    def root_value(self, state: State) -> tuple[float, ...]:
+        """Each role's mean value (0..100) over the simulations through ``state``, after
+        :meth:`search` from it (the proven value where it is proven).
+
+        Raises:
+            GameError: ``state`` has not been searched.
+        """
+        node = self._nodes.get(state)
+        if node is None or node.visits == 0:
+            raise GameError("root_value needs a state that was searched")
+        if node.proven is not None:
+            return node.proven
+        return tuple(total / node.visits for total in node.value_sum)
+
     def root_visits(self, state: State) -> dict[int, tuple[tuple[Term, ...], tuple[int, ...]]]:
         """For each role with a choice in ``state`` (chance aside): its legal moves and
         the visits each got, after :meth:`search` from ``state``.
