@@ -25,9 +25,8 @@ need no special case, Dirichlet noise at the root), its tree kept from step to s
 choosing role's visit counts at the root are its policy target and the distribution its
 move is drawn from. Generic, not per game. The value target is the outcome, mixed with
 weight ``true_value_weight`` with the search's mean value at the root (the "z and q"
-average that sped up AlphaZero's connect four in Oracle's study: Prasad, *Lessons from
-AlphaZero (part 4): improving the training target*, 2018,
-https://medium.com/oracledevs/lessons-from-alphazero-part-4-improving-the-training-target-6efba2e71628).
+average that sped up AlphaZero's connect four in Oracle's blog series *Lessons from
+AlphaZero*, part 4, *Improving the training target*, 2018).
 """
 
 from __future__ import annotations
