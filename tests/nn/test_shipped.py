@@ -14,7 +14,8 @@ from ggp.nn.checkpoint import default_checkpoint, load_checkpoint
 from ggp.players.base import MatchInfo, Observation
 from ggp.players.cfr_player import CFRSettings
 from ggp.players.net_player import NetCFRPlayer
-from tests.conftest import ROOT, SHARED
+
+from conftest import ROOT, SHARED
 
 SHIPPED = sorted((ROOT / "checkpoints").glob("*/latest.pt"))
 
