@@ -72,6 +72,7 @@ __all__ = [
     "OPTIONS",
     "parse_options",
     "make_evaluator",
+    "with_playouts",
     "UNCLOCKED_TIME_S",
 ]
 
@@ -270,11 +271,18 @@ def make_evaluator(settings: ClassicSettings, game: Game, rng: np.random.Generat
 
     path = settings.checkpoint if settings.checkpoint is not None else default_checkpoint(game)
     net, encoding, _ = load_network(path, game)
-    network = NetEvaluator(net, encoding)
-    if settings.rollout_weight > 0:
-        playouts = RolloutEvaluator(settings.playouts, rng)
-        return MixedEvaluator(network, playouts, settings.rollout_weight)
-    return network
+    return with_playouts(NetEvaluator(net, encoding), settings, rng)
+
+
+def with_playouts(
+    network: Evaluator, settings: ClassicSettings, rng: np.random.Generator
+) -> Evaluator:
+    """``network`` with ``settings.rollout_weight`` of random playouts mixed into its
+    values (:class:`~ggp.search.evaluator.MixedEvaluator`; itself where the weight is 0)."""
+    if settings.rollout_weight <= 0:
+        return network
+    playouts = RolloutEvaluator(settings.playouts, rng)
+    return MixedEvaluator(network, playouts, settings.rollout_weight)
 
 
 def _make_search(
@@ -286,7 +294,8 @@ def _make_search(
 ) -> TreeSearch | MCTS:
     algorithm = settings.algorithm
     if algorithm == "mcts":
-        # The network is the prior too (PUCT, as AlphaZero); other evaluators: UCB1.
+        # The network is the prior too (PUCT, as AlphaZero); other evaluators: UCB1. Its
+        # leaf values may be mixed with playouts (with_playouts); the prior is the network.
         network = evaluator.first if isinstance(evaluator, MixedEvaluator) else evaluator
         prior = cast(PolicyModel, network) if settings.evaluation == "nn" else None
         mcts_settings = MCTSSettings(max_simulations=settings.simulations)
@@ -311,7 +320,8 @@ class ClassicPlayer:
         settings: The search and its options.
         rng: The source of randomness (MCTS, playouts, history sampling).
         evaluator: A leaf evaluator to use instead of the one ``settings`` name (a
-            network made elsewhere, say).
+            network made elsewhere, say), mixed with playouts as ``settings.rollout_weight``
+            says (:func:`with_playouts`).
     """
 
     def __init__(
@@ -323,7 +333,9 @@ class ClassicPlayer:
         self.settings = settings
         self.name: str = settings.algorithm
         self.rng = rng if rng is not None else np.random.default_rng()
-        self._evaluator = evaluator
+        self._evaluator = (
+            with_playouts(evaluator, settings, self.rng) if evaluator is not None else None
+        )
         self._evaluator_game: Game | None = None
         self._match: MatchInfo | None = None
         self._search: TreeSearch | MCTS | None = None

@@ -43,7 +43,6 @@ from ggp.players.cfr_player import CFRPlayer, CFRSettings
 from ggp.players.classic_player import ClassicPlayer, ClassicSettings
 from ggp.players.policy import estimate_policy
 from ggp.search.cfr import CFRSolver, FloatArray
-from ggp.search.evaluator import Evaluator, MixedEvaluator, RolloutEvaluator
 from ggp.search.posterior import PosteriorSampler
 from ggp.search.tree import GameTree
 
@@ -224,18 +223,15 @@ class NetCFRPlayer(CFRPlayer):
                 "cfr+nn search=mcts needs a game whose moves are public (no sees rules); "
                 f"{game.description.path} hides some: use search=cfr"
             )
-        evaluator: Evaluator = net
-        if self.net_settings.rollout_weight > 0:
-            playouts = RolloutEvaluator(1, self.rng)
-            evaluator = MixedEvaluator(net, playouts, self.net_settings.rollout_weight)
         # The same time per move as CFR-D: at most max_time_s, margin_s before the deadline.
         settings = ClassicSettings(
             "mcts",
             evaluation="nn",
             max_time_s=self.settings.max_time_s,
             margin_s=self.settings.margin_s,
+            rollout_weight=self.net_settings.rollout_weight,
         )
-        return ClassicPlayer(settings, self.rng, evaluator=evaluator)
+        return ClassicPlayer(settings, self.rng, evaluator=net)
 
     def start(self, match: MatchInfo) -> None:
         self._puct = self.puct_player(match.game)
