@@ -47,6 +47,7 @@ def test_help_lists_only_implemented_commands(capsys: pytest.CaptureFixture[str]
         *("check", "info", "play", "bench", "solve", "serve", "match", "train", "eval"),
         "exploit",
         "tune",
+        "tournament",
         "battlesnake",
     }
     assert commands == implemented

@@ -29,7 +29,19 @@ inside the tree, and the fact ``(frozen S)``):
 Not (yet) as in the paper: terminal scores by the reason of death (the state does not
 record it), and its +2000 to every other snake's max^n score once ours is dead.
 
-Options (``idapos:KEY=VALUE,...``): ``mask=reflex|freeze|remove``, ``prune=yes|no``,
+The paper's Table 1 compares IDAPOS with searches that simulate every live snake at every
+depth (no locality, nothing masked): ``search=maxn`` (max^n), ``search=alphabeta`` (paranoid
+alpha-beta: every other snake minimises ours; in a duel plain alpha-beta) and
+``search=minimax`` (the same tree without pruning), each otherwise as IDAPOS (iterative
+deepening, the same model, heuristics, pruning of fatal moves and clock).
+
+Its heuristics column compares leaf heuristics in the same search: ``eval=greedy``,
+``eval=aggressive`` or ``eval=tailchaser`` value leaves by the simple opponents' heuristics
+(:mod:`ggp.battlesnake.simple_heuristics`) instead of the paper's (``eval=snake``).
+
+Options (``idapos:KEY=VALUE,...``): ``search=idapos|maxn|alphabeta|minimax``,
+``eval=snake|greedy|aggressive|tailchaser``,
+``mask=reflex|freeze|remove``, ``prune=yes|no``,
 ``depth=N`` (deepest round),
 ``margin=S`` (seconds kept before the deadline, default 0.1), ``weights=W`` (the heuristic's
 weights: ``paper``, ``tuned`` (found by ``ggp tune``) or a weights file; default
@@ -39,6 +51,8 @@ Example:
     >>> settings = parse_idapos_options("mask=remove,depth=3,weights=paper")
     >>> settings.mask, settings.max_depth, settings.margin_s, settings.weights.duel.total_fill
     ('remove', 3, 0.1, 0.7)
+    >>> parse_idapos_options("search=maxn,eval=greedy")
+    IdaposSettings(search='maxn', leaf='greedy', ...)
 """
 
 from __future__ import annotations
@@ -55,6 +69,7 @@ import numpy as np
 from ggp.battlesnake.board import Board, board_size, board_state, read_board, search_game
 from ggp.battlesnake.heuristics import SnakeHeuristicEvaluator
 from ggp.battlesnake.reflex import certainly_fatal, reflex_move
+from ggp.battlesnake.simple_heuristics import SIMPLE_HEURISTICS, SimpleHeuristicEvaluator
 from ggp.battlesnake.weights import DEFAULT_WEIGHTS_SPEC, SnakeWeights, snake_weights
 from ggp.collector import collect_frozen, collector_paused
 from ggp.errors import GameError, OutOfTime
@@ -66,11 +81,13 @@ from ggp.reasoning.state_machine import State
 from ggp.search.classic.alphabeta import AlphaBeta
 from ggp.search.classic.engine import SearchTimeout, TreeSearch
 from ggp.search.classic.maxn import MaxN
+from ggp.search.classic.minimax import Minimax
 from ggp.search.classic.sequential import FixedPolicy, MovePruning
 
 __all__ = ["IdaposSettings", "IdaposPlayer", "parse_idapos_options", "played_out"]
 
 Mask = Literal["reflex", "freeze", "remove"]
+Algorithm = Literal["idapos", "maxn", "alphabeta", "minimax"]
 
 
 @dataclass(frozen=True)
@@ -78,13 +95,20 @@ class IdaposSettings:
     """How :class:`IdaposPlayer` searches (module docstring).
 
     Attributes:
-        mask: What becomes of the snakes out of reach.
+        search: ``idapos`` (locality: the snakes within reach, alpha-beta for two and
+            max^n for more), or every live snake at every depth with ``maxn``,
+            ``alphabeta`` (paranoid) or ``minimax``.
+        leaf: The leaf heuristic: ``snake`` (the paper's, with ``weights``) or a simple
+            opponent's (``greedy``, ``aggressive``, ``tailchaser``).
+        mask: What becomes of the snakes out of reach (``idapos`` only).
         max_depth: The deepest round.
         margin_s: Seconds kept before the deadline.
         weights: The leaf heuristic's weights.
         prune: Leave the simulated snakes' certainly fatal moves out of the search.
     """
 
+    search: Algorithm = "idapos"
+    leaf: Literal["snake", "greedy", "aggressive", "tailchaser"] = "snake"
     mask: Mask = "freeze"
     max_depth: int = 64
     margin_s: float = 0.1
@@ -106,7 +130,11 @@ def parse_idapos_options(argument: str | None) -> IdaposSettings:
             settings = replace(settings, weights=snake_weights(value))
             continue
         try:
-            if key == "mask" and value in ("reflex", "freeze", "remove"):
+            if key == "search" and value in ("idapos", "maxn", "alphabeta", "minimax"):
+                settings = replace(settings, search=value)  # type: ignore[arg-type]
+            elif key == "eval" and value in ("snake", *SIMPLE_HEURISTICS):
+                settings = replace(settings, leaf=value)  # type: ignore[arg-type]
+            elif key == "mask" and value in ("reflex", "freeze", "remove"):
                 settings = replace(settings, mask=value)  # type: ignore[arg-type]
             elif key == "depth" and int(value) >= 1:
                 settings = replace(settings, max_depth=int(value))
@@ -118,7 +146,8 @@ def parse_idapos_options(argument: str | None) -> IdaposSettings:
                 raise ValueError(item)
         except ValueError:
             raise GameError(
-                f"idapos option {item!r}: expected mask=reflex|freeze|remove, prune=yes|no, "
+                f"idapos option {item!r}: expected search=idapos|maxn|alphabeta|minimax, "
+                "eval=snake|greedy|aggressive|tailchaser, mask=reflex|freeze|remove, prune=yes|no, "
                 "depth=N, margin=S or weights=paper|tuned|FILE"
             ) from None
     return settings
@@ -151,7 +180,11 @@ class IdaposPlayer(BoardPlayer):
     def __init__(self, settings: IdaposSettings, rng: np.random.Generator | None = None) -> None:
         super().__init__(rng)
         self.settings = settings
-        self.evaluator = SnakeHeuristicEvaluator(settings.weights)
+        self.evaluator = (
+            SnakeHeuristicEvaluator(settings.weights)
+            if settings.leaf == "snake"
+            else SimpleHeuristicEvaluator(settings.leaf)
+        )
         #: ``[depths]`` the simulated snakes' count per finished depth of the last move.
         self.last_played_out: list[int] = []
         #: Nodes the last move's searches visited.
@@ -183,7 +216,7 @@ class IdaposPlayer(BoardPlayer):
         for depth in range(1, self.settings.max_depth + 1):
             if time.monotonic() >= stop_at:
                 break
-            chosen = played_out(board, me, depth)
+            chosen = played_out(board, me, depth) if self.settings.search == "idapos" else live
             masked = live - chosen
             if self.settings.mask == "remove":
                 cut = tuple(None if i in masked else s for i, s in enumerate(board.snakes))
@@ -194,8 +227,9 @@ class IdaposPlayer(BoardPlayer):
                 state = board_state(model, board)
             search = searches.get(masked)
             if search is None:
-                kind = AlphaBeta if len(chosen) == 2 else MaxN
-                search = searches[masked] = kind(model, role, self.evaluator)
+                search = searches[masked] = _SEARCHES[self.settings.search](len(chosen))(
+                    model, role, self.evaluator
+                )
                 board_of = _last_board_reader(model)  # the policy and pruning share reads
                 if self.settings.mask == "reflex" and masked:
                     search.view.policy = _reflex_policy(board_of, masked)
@@ -227,6 +261,15 @@ class IdaposPlayer(BoardPlayer):
 
     def __repr__(self) -> str:
         return f"IdaposPlayer({self.settings!r})"
+
+
+#: The search class of each ``search=`` for a number of simulated snakes.
+_SEARCHES: dict[str, Callable[[int], type[TreeSearch]]] = {
+    "idapos": lambda snakes: AlphaBeta if snakes == 2 else MaxN,
+    "maxn": lambda snakes: MaxN,
+    "alphabeta": lambda snakes: AlphaBeta,
+    "minimax": lambda snakes: Minimax,
+}
 
 
 def _last_board_reader(model: Game) -> Callable[[State], Board]:

@@ -1,0 +1,75 @@
+"""Tournaments: seating, placements, the log that resumes, and the table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ggp.errors import GameError
+from ggp.training.tournament import format_tournament, seating, tournament, welch
+
+ROOT = Path(__file__).resolve().parents[2]
+TICTACTOE = ROOT / "games" / "tictactoe.gdl"
+DUEL = ROOT / "games" / "battlesnake" / "duel_7x7.gdl"
+
+
+def test_seating_permutes_the_field_by_the_game_seed() -> None:
+    field = ["b", "a", "b", "a"]
+    seats = [seating(field, 0, i)[0] for i in range(20)]
+    assert all(sorted(s) == ["a", "a", "b", "b"] for s in seats)
+    assert len(set(seats)) > 1  # the seating changes from game to game
+    assert seating(field, 0, 3) == seating(list(reversed(field)), 0, 3)  # order is irrelevant
+    assert seating(field, 0, 3)[1] != seating(field, 1, 3)[1]
+
+
+def test_welch() -> None:
+    t, p = welch([1.0, 1.0, 2.0, 2.0], [1.0, 1.0, 2.0, 2.0])
+    assert t == 0 and p == 1
+    t, p = welch([1.0] * 50 + [2.0] * 50, [2.0] * 90 + [1.0] * 10)
+    assert t < -6 and p < 1e-8
+    assert welch([1.0], [2.0, 3.0]) == (0.0, 1.0)
+
+
+def test_a_tournament_ranks_resumes_and_logs(tmp_path: Path) -> None:
+    log = tmp_path / "t.jsonl"
+    field = ["random", "alphabeta:depth=9"]
+    first = tournament(TICTACTOE, field, 6, backend="inline", play_clock_s=1.0, log=log)
+    assert first.games == 6 and len(log.read_text().splitlines()) == 6
+    for line in log.read_text().splitlines():
+        record = json.loads(line)
+        assert sorted(record["placements"]) in ([1.0, 2.0], [1.5, 1.5])
+        assert record["goals"] in ([100, 0], [0, 100], [50, 50])
+        assert sorted(record["seats"]) == sorted(field)
+    assert {s.spec for s in first.standings} == set(field)
+    assert sum(s.seats for s in first.standings) == 12
+    # a longer tournament plays only the games the log lacks, and keeps the first six
+    second = tournament(TICTACTOE, field, 10, backend="inline", play_clock_s=1.0, log=log)
+    assert second.games == 10 and len(log.read_text().splitlines()) == 10
+    means = {s.spec: s.mean for s in second.standings}
+    assert means["alphabeta:depth=9"] < means["random"]  # perfect play never loses
+    assert means["random"] + means["alphabeta:depth=9"] == pytest.approx(3.0)
+    text = format_tournament(second)
+    assert "| `random` | 10 |" in text and "Welch t" in text
+    with log.open("a") as out:  # a half-written record left by a kill is dropped
+        out.write('{"game": "tictactoe')
+    third = tournament(TICTACTOE, field, 10, backend="inline", play_clock_s=1.0, log=log)
+    assert third.games == 10 and log.read_text().endswith("\n")
+
+
+def test_snakes_rank_by_placement() -> None:
+    field = ["snake:greedy", "snake:tailchaser"]
+    table = tournament(DUEL, field, 2, backend="inline", play_clock_s=1.0)
+    assert table.games == 2
+    for s in table.standings:
+        assert 1.0 <= s.mean <= 2.0 and s.replaced == 0
+
+
+def test_the_field_must_fill_every_seat(tmp_path: Path) -> None:
+    with pytest.raises(GameError, match="2 player roles"):
+        tournament(TICTACTOE, ["random"] * 3, 1, backend="inline")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n")
+    with pytest.raises(GameError, match=r"bad\.jsonl:1: not a game record"):
+        tournament(TICTACTOE, ["random", "random"], 1, backend="inline", log=bad)
