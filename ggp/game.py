@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, cast, overload, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -60,7 +60,9 @@ from ggp.reasoning.state_machine import (
 if TYPE_CHECKING:
     from ggp.reasoning.propnet_machine import PlayoutResult, PropnetStateMachine
 
-__all__ = ["Game", "CacheInfo", "Expansion", "PropnetSize", "ReasonerName"]
+__all__ = ["Game", "CacheInfo", "Expansion", "LazySequence", "PropnetSize", "ReasonerName"]
+
+T = TypeVar("T")
 
 logger = logging.getLogger(__name__)
 
@@ -171,6 +173,51 @@ class CacheInfo:
         return self.hits / total if total else 0.0
 
 
+class LazySequence(Sequence[T]):
+    """``[n]`` items computed on first access by ``item(i)``, then kept: the successors
+    of an expansion too wide to compute at once (a search under a clock visits few).
+
+    Example:
+        >>> squares = LazySequence(4, lambda i: i * i)
+        >>> len(squares), squares[3], list(squares), squares.computed
+        (4, 9, [0, 1, 4, 9], 4)
+    """
+
+    def __init__(self, n: int, item: Callable[[int], T]) -> None:
+        self._n = n
+        self._item = item
+        self._done: dict[int, T] = {}
+
+    def __len__(self) -> int:
+        return self._n
+
+    @property
+    def computed(self) -> int:
+        """Items computed so far."""
+        return len(self._done)
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | Sequence[T]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._n))]
+        if index < 0:
+            index += self._n
+        if not 0 <= index < self._n:
+            raise IndexError(index)
+        done = self._done.get(index)
+        if done is None:
+            done = self._done[index] = self._item(index)
+        return done
+
+    def __repr__(self) -> str:
+        return f"<LazySequence of {self._n}, {len(self._done)} computed>"
+
+
 @dataclass(frozen=True, eq=False)
 class Expansion:
     """Every joint move legal in one state, with its successor: :meth:`Game.expand`.
@@ -184,13 +231,14 @@ class Expansion:
         legal: ``[R][M_r]`` each role's legal moves in :attr:`Game.roles` order, sorted.
         joints: ``[J]`` the joint moves, ``J = prod(M_r)`` (0 in a terminal state where a
             role has no legal move).
-        states: ``[J]`` the successor of each joint move.
+        states: ``[J]`` the successor of each joint move (a tuple; a search's lazy view
+            may compute them on demand, :class:`LazySequence`).
     """
 
     state: State
     legal: tuple[tuple[Term, ...], ...]
-    joints: tuple[JointMove, ...]
-    states: tuple[State, ...]
+    joints: Sequence[JointMove]
+    states: Sequence[State]
 
     @property
     def strides(self) -> tuple[int, ...]:

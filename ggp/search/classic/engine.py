@@ -25,7 +25,7 @@ from typing import Literal
 import numpy as np
 
 from ggp.errors import GameError
-from ggp.game import Game
+from ggp.game import Game, LazySequence
 from ggp.gdl.terms import Const, Term
 from ggp.reasoning.state_machine import State
 from ggp.search.classic.heuristics import HeuristicEvaluator
@@ -169,6 +169,8 @@ class TreeSearch:
             return
         expansion = node[0].expansion
         assert expansion is not None
+        if isinstance(expansion.states, LazySequence):
+            return  # too wide to compute at once (the sequential view's lazy_above)
         view = self.view
         self.prefetch([view.info(s) for s in expansion.states])
 

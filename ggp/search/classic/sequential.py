@@ -45,12 +45,13 @@ from __future__ import annotations
 import enum
 import itertools
 import logging
+import math
 from collections.abc import Callable, Mapping, Sequence
 
 from ggp.errors import GameError
-from ggp.game import Expansion, Game
+from ggp.game import Expansion, Game, LazySequence
 from ggp.gdl.terms import Const, Term
-from ggp.reasoning.state_machine import State
+from ggp.reasoning.state_machine import JointMove, State
 
 __all__ = ["NodeKind", "StepInfo", "Node", "SequentialGame", "FixedPolicy", "MovePruning"]
 
@@ -65,6 +66,8 @@ logger = logging.getLogger(__name__)
 
 #: States whose :class:`StepInfo` is kept (the cache is emptied when it is full).
 DEFAULT_INFO_CACHE = 50_000
+#: The widest step (joint moves) expanded at once; wider ones are expanded lazily.
+LAZY_ABOVE = 1024
 
 
 class NodeKind(enum.IntEnum):
@@ -149,6 +152,10 @@ class SequentialGame:
         self.policy: FixedPolicy | None = None
         #: The moves kept in each state (module docstring); None: all.
         self.prune: MovePruning | None = None
+        #: States with more joint moves than this are expanded lazily: their successors
+        #: are computed as the search reaches them, so that a search of a wide step (eight
+        #: snakes: 4^8 joint moves) keeps its clock (:data:`LAZY_ABOVE`).
+        self.lazy_above = LAZY_ABOVE
 
     # ----------------------------------------------------------------- states
 
@@ -172,12 +179,7 @@ class SequentialGame:
         """
         expansion = info.expansion
         if expansion is None:
-            expansion = self.game.expand(info.state)
-            if self.policy is not None and expansion.joints:
-                fixed = self.policy(info.state, expansion.legal)
-                expansion = _restricted(expansion, {r: (i,) for r, i in fixed.items()})
-            if self.prune is not None and expansion.joints:
-                expansion = _restricted(expansion, self.prune(info.state, expansion.legal))
+            expansion = self._expand(info.state)
             if not expansion.joints:
                 raise GameError(
                     f"a role has no legal move in a non-terminal state of "
@@ -191,6 +193,33 @@ class SequentialGame:
             info.strides = expansion.strides
             info.expansion = expansion
         return expansion
+
+    def _expand(self, state: State) -> Expansion:
+        """The state's expansion, restricted by :attr:`policy` and :attr:`prune`; lazy
+        (successors computed when a search reaches them) above :attr:`lazy_above` joint
+        moves."""
+        game = self.game
+        legal = tuple(game.legal_moves(state, role) for role in game.roles)
+        if math.prod(len(moves) for moves in legal) <= self.lazy_above:
+            expansion = game.expand(state)
+            if self.policy is not None and expansion.joints:
+                fixed = self.policy(state, expansion.legal)
+                expansion = _restricted(expansion, {r: (i,) for r, i in fixed.items()})
+            if self.prune is not None and expansion.joints:
+                expansion = _restricted(expansion, self.prune(state, expansion.legal))
+            return expansion
+        if self.policy is not None:
+            fixed = self.policy(state, legal)
+            legal = tuple(
+                (moves[fixed[r]],) if r in fixed else moves for r, moves in enumerate(legal)
+            )
+        if self.prune is not None:
+            kept = self.prune(state, legal)
+            legal = tuple(
+                tuple(moves[i] for i in kept[r]) if r in kept else moves
+                for r, moves in enumerate(legal)
+            )
+        return _lazy_expansion(game, state, legal)
 
     def key(self, info: StepInfo) -> int:
         """The state's 64-bit Zobrist key (:meth:`Game.zobrist`), cached."""
@@ -281,6 +310,24 @@ class SequentialGame:
         expansion = self.expand(info)
         legal = expansion.legal[self.me]
         return legal[0] if len(legal) == 1 else None
+
+
+def _lazy_expansion(game: Game, state: State, legal: tuple[tuple[Term, ...], ...]) -> Expansion:
+    """The expansion of ``state`` over ``legal`` with joint moves and successors computed
+    on demand (in :meth:`Game.expand`'s order: the last role varies fastest)."""
+    sizes = [len(moves) for moves in legal]
+
+    def joint(index: int) -> JointMove:
+        picks = []
+        for moves, size in zip(reversed(legal), reversed(sizes), strict=True):
+            index, i = divmod(index, size)
+            picks.append(moves[i])
+        return tuple(reversed(picks))
+
+    joints = LazySequence(math.prod(sizes), joint)
+    return Expansion(
+        state, legal, joints, LazySequence(len(joints), lambda i: game.next_state(state, joints[i]))
+    )
 
 
 def _restricted(expansion: Expansion, kept: Mapping[int, Sequence[int]]) -> Expansion:

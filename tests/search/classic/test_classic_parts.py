@@ -11,6 +11,7 @@ import pytest
 from ggp.errors import GameError
 from ggp.game import Game
 from ggp.gdl.terms import Const
+from ggp.reasoning.state_machine import State
 from ggp.search.classic import (
     MCTS,
     MTDF,
@@ -297,6 +298,49 @@ def test_partial_iteration_is_used_when_a_root_move_finished(tictactoe: Game) ->
 
 
 # --------------------------------------------------------------------------- N players
+
+
+def _first_choice(game: Game) -> State:
+    """The first state where the first player has a choice (each role's first move)."""
+    state = game.initial_state()
+    while len(game.legal_moves(state, game.player_roles[0])) == 1:
+        state = game.next_state(state, tuple(game.legal_moves(state, r)[0] for r in game.roles))
+    return state
+
+
+@pytest.mark.parametrize("search_class", [AlphaBeta, Minimax, MaxN, Paranoid])
+@pytest.mark.parametrize("kif", ["snake", SIMULTANEOUS_CHANCE_KIF])
+def test_lazy_expansion_searches_the_same_tree(kif: str, search_class: type[TreeSearch]) -> None:
+    game = (
+        Game.from_file(GAMES / "battlesnake" / "duel_7x7.gdl")
+        if kif == "snake"
+        else Game.from_text(kif)
+    )
+    state = game.initial_state()
+    state = _first_choice(game)
+    role = game.player_roles[0]
+    for depth in (1, 2):
+        eager = search_class(game, role)
+        lazy = search_class(game, role)
+        lazy.view.lazy_above = 0  # every step lazily
+        eager_outcome = eager.search_depth(state, depth, None)
+        lazy_outcome = lazy.search_depth(state, depth, None)
+        assert lazy_outcome.value == eager_outcome.value
+        assert lazy_outcome.move == eager_outcome.move
+        assert lazy.nodes == eager.nodes
+
+
+def test_a_lazy_step_computes_only_the_successors_searched() -> None:
+    game = Game.from_file(GAMES / "battlesnake" / "standard_11x11.gdl")
+    state = _first_choice(game)
+    search = AlphaBeta(game, game.player_roles[0])
+    search.view.lazy_above = 16  # four snakes and 50 chance moves: 12,800 joint moves
+    search.deadline = time.monotonic() + 0.05
+    with pytest.raises(SearchTimeout):
+        search.search_depth(state, 3, None)
+    expansion = search.view.info(state).expansion
+    assert expansion is not None and len(expansion.states) == 12_800
+    assert 0 < expansion.states.computed < 12_800  # type: ignore[attr-defined]
 
 
 @requires_shared
