@@ -13,6 +13,7 @@ from repeated :meth:`Player.play` calls (:func:`ggp.players.policy.policy_of`).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -28,7 +29,10 @@ __all__ = [
     "Player",
     "PolicyPlayer",
     "StatePlayer",
+    "warn_if_no_time",
 ]
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,19 @@ class MatchInfo:
     role: Const
     start_clock_s: float = 10.0
     play_clock_s: float = 1.0
+
+
+def warn_if_no_time(player: str, match: MatchInfo, margin_s: float) -> None:
+    """Warn (once per match) when the play clock leaves ``player`` no time after the
+    seconds it keeps back: it would answer from an empty search."""
+    if match.play_clock_s <= margin_s:
+        logger.warning(
+            "%s: the play clock of %g s leaves no time after its margin of %g s: it will "
+            "not search (set a smaller margin=)",
+            player,
+            match.play_clock_s,
+            margin_s,
+        )
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ from ggp.collector import collect_frozen, collector_paused
 from ggp.errors import GameError, OutOfTime
 from ggp.game import Game
 from ggp.gdl.terms import Const, Term
-from ggp.players.base import MatchInfo, Observation
+from ggp.players.base import MatchInfo, Observation, warn_if_no_time
 from ggp.players.rts_players import rtmm_evaluator
 from ggp.players.state_tracker import StateTracker
 from ggp.reasoning.state_machine import State
@@ -361,6 +361,7 @@ class ClassicPlayer:
         return self._evaluator
 
     def start(self, match: MatchInfo) -> None:
+        warn_if_no_time(self.name, match, self.settings.margin_s)
         evaluator = self.load(match.game)
         self._match = match
         self._search = _make_search(self.settings, match.game, match.role, evaluator, self.rng)

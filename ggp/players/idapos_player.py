@@ -75,7 +75,7 @@ from ggp.collector import collect_frozen, collector_paused
 from ggp.errors import GameError, OutOfTime
 from ggp.game import Game
 from ggp.gdl.terms import Term
-from ggp.players.base import MatchInfo, Observation
+from ggp.players.base import MatchInfo, Observation, warn_if_no_time
 from ggp.players.board_player import BoardPlayer
 from ggp.reasoning.state_machine import State
 from ggp.search.classic.alphabeta import AlphaBeta
@@ -191,6 +191,7 @@ class IdaposPlayer(BoardPlayer):
         self.last_nodes = 0
 
     def start(self, match: MatchInfo) -> None:
+        warn_if_no_time(self.name, match, self.settings.margin_s)
         super().start(match)
         snakes = [r for r in match.game.roles if r != match.game.random_role]
         search_game(board_size(match.game), len(snakes))  # ground it on the start clock

@@ -283,3 +283,17 @@ def test_a_reasoner_query_cut_at_its_deadline_ends_the_search_with_a_move(
     move = player.play(Observation(0, None, frozenset()), float("inf"))
     assert next(checks, None) is None  # the cut came inside the search
     assert move in game.legal_moves(game.initial_state(), role)
+
+
+@pytest.mark.parametrize("spec", ["mcts", "alphabeta", "idapos"])
+def test_a_clock_inside_the_margin_is_warned_of(
+    spec: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    game = Game.from_file(
+        GAMES / ("battlesnake/duel_7x7.gdl" if spec == "idapos" else "tictactoe.gdl")
+    )
+    player = make_player(spec, np.random.default_rng(0), game)
+    player.start(MatchInfo("m", game, game.player_roles[0], play_clock_s=1.0))
+    assert "leaves no time" not in caplog.text
+    player.start(MatchInfo("m", game, game.player_roles[0], play_clock_s=0.1))
+    assert f"{spec}: the play clock of 0.1 s leaves no time" in caplog.text
