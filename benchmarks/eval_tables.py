@@ -79,11 +79,20 @@ def _cell(records: list[dict[str, Any]], machines: list[str]) -> str:
     return f"{len(scores)}: {100 * mean:.1f} [{100 * low:.1f}, {100 * high:.1f}]{depth}; {where}"
 
 
+def _relative(path: Path) -> Path:
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("logs", nargs="*", type=Path, help="logs (default benchmarks/data/eval-*)")
     args = parser.parse_args()
-    logs = args.logs or sorted(DATA.glob("eval-*.jsonl"))
+    # the default logs named as RESULTS.md names them: relative to the folder the command
+    # runs in where they lie beneath it
+    logs = args.logs or [_relative(path) for path in sorted(DATA.glob("eval-*.jsonl"))]
     print("\n\n".join(table(path) for path in logs))
 
 
