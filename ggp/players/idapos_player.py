@@ -189,9 +189,13 @@ class IdaposPlayer(BoardPlayer):
         self.last_played_out: list[int] = []
         #: Nodes the last move's searches visited.
         self.last_nodes = 0
+        #: The deepest round each move of the match finished (0: none, the reflex move),
+        #: as :attr:`ClassicPlayer.depths <ggp.players.classic_player.ClassicPlayer.depths>`.
+        self.depths: list[int] = []
 
     def start(self, match: MatchInfo) -> None:
         warn_if_no_time(self.name, match, self.settings.margin_s)
+        self.depths = []
         super().start(match)
         snakes = [r for r in match.game.roles if r != match.game.random_role]
         search_game(board_size(match.game), len(snakes))  # ground it on the start clock
@@ -199,9 +203,11 @@ class IdaposPlayer(BoardPlayer):
     def board_move(self, board: Board, deadline: float) -> str:
         with collector_paused():  # as ClassicPlayer: no collection inside the move clock
             try:
-                return self.search(board, deadline - self.settings.margin_s)
+                move = self.search(board, deadline - self.settings.margin_s)
             finally:
                 gc.freeze()
+        self.depths.append(len(self.last_played_out))
+        return move
 
     def search(self, board: Board, stop_at: float) -> str:
         """The move (``up``, ``down``, ``left``, ``right``) of the deepest depth finished

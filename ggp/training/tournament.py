@@ -10,8 +10,9 @@ with the same goal (:func:`~ggp.training.tune.placements`; a duel's winner place
 1.5 each).
 
 Per spec the table gives its placements' mean, standard deviation and the mean's standard
-error, the share of its seats placed first outright, and the referee's replacements (late
-or illegal moves) with the longest move. The best spec is compared with the runner-up by
+error, the share of its seats placed first outright, the depth its searches reached per
+move (search players), and the referee's replacements (late or illegal moves) with the
+longest move. The best spec is compared with the runner-up by
 Welch's t over their placements, with the normal approximation's two-sided p (the paper:
 t-test, alpha = 0.01); seats of one game are not independent, so this is a guide, not an
 exact test.
@@ -99,6 +100,9 @@ class TournamentGame:
         max_move_s: ``[player roles]`` each seat's longest move.
         steps: Steps the game took.
         seconds: Time the game took.
+        depths: ``[player roles][searched moves]`` the depth each search reached, for
+            the search players that count them (:func:`~ggp.training.workers.searched_depths`;
+            empty for others).
     """
 
     goals: tuple[int, ...]
@@ -107,6 +111,7 @@ class TournamentGame:
     max_move_s: tuple[float, ...]
     steps: int
     seconds: float
+    depths: tuple[tuple[int, ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -122,6 +127,8 @@ class Standing:
         first: Share of the seats placed first outright (placement 1), 0..1.
         replaced: Moves the referee replaced.
         max_move_s: The longest move.
+        depth: ``(lowest, median, deepest)`` depth its searches reached per move (None
+            for players that do not count it).
     """
 
     spec: str
@@ -132,6 +139,7 @@ class Standing:
     first: float
     replaced: int
     max_move_s: float
+    depth: tuple[float, float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -196,6 +204,7 @@ def run_tournament_game(task: TournamentTask) -> TournamentGame:
     from ggp.players.base import Player
     from ggp.players.registry import make_player
     from ggp.training.tune import placements
+    from ggp.training.workers import searched_depths
 
     started = time.monotonic()
     game = _worker_state().game(task.game_path)
@@ -219,6 +228,7 @@ def run_tournament_game(task: TournamentTask) -> TournamentGame:
         ),
         steps=len(record.joint_moves),
         seconds=time.monotonic() - started,
+        depths=tuple(searched_depths(players[r]) for r in roles),
     )
 
 
@@ -233,8 +243,9 @@ def _key(task: TournamentTask, game: str | None = None) -> GameKey:
 
 
 def _tupled(value: Any) -> Any:
-    """A JSON list as a tuple (the records' fields are tuples), anything else as it is."""
-    return tuple(value) if isinstance(value, list) else value
+    """JSON lists as tuples, nested ones too (the records' fields are tuples), anything
+    else as it is."""
+    return tuple(_tupled(v) for v in value) if isinstance(value, list) else value
 
 
 def read_tournament_log(path: Path) -> dict[GameKey, tuple[TournamentTask, TournamentGame]]:
@@ -260,7 +271,11 @@ def read_tournament_log(path: Path) -> dict[GameKey, tuple[TournamentTask, Tourn
                 **{f.name: _tupled(record[f.name]) for f in fields(TournamentTask)}
             )
             outcome = TournamentGame(
-                **{f.name: _tupled(record[f.name]) for f in fields(TournamentGame)}
+                **{
+                    f.name: _tupled(record[f.name])
+                    for f in fields(TournamentGame)
+                    if f.name in record  # fields with a default may be absent
+                }
             )
             found[_key(task, str(record["game"]))] = (task, outcome)
         except (ValueError, KeyError, TypeError) as e:
@@ -355,11 +370,14 @@ def _table(
     by_spec: dict[str, list[float]] = {spec: [] for spec in field}
     replaced = dict.fromkeys(field, 0)
     longest = dict.fromkeys(field, 0.0)
+    depths: dict[str, list[int]] = {spec: [] for spec in field}
     for task, outcome in played:
         for i, spec in enumerate(task.seats):
             by_spec[spec].append(outcome.placements[i])
             replaced[spec] += outcome.replaced[i]
             longest[spec] = max(longest[spec], outcome.max_move_s[i])
+            if outcome.depths:
+                depths[spec].extend(outcome.depths[i])
     standings = []
     for spec, values in by_spec.items():
         n = len(values)
@@ -374,6 +392,11 @@ def _table(
                 first=sum(v == 1.0 for v in values) / n if n else 0.0,
                 replaced=replaced[spec],
                 max_move_s=longest[spec],
+                depth=(
+                    (min(depths[spec]), statistics.median(depths[spec]), max(depths[spec]))
+                    if depths[spec]
+                    else None
+                ),
             )
         )
     standings.sort(key=lambda s: (s.mean, s.spec))
@@ -400,13 +423,15 @@ def format_tournament(table: TournamentTable) -> str:
         f"{Path(table.game).name}: {table.games} games, {table.play_clock_s:g} s per move, "
         f"{table.mean_steps:.0f} steps a game on average; placement 1 = best",
         "",
-        "| player | seats | mean placement (sd) | se | first | replaced | longest move s |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| player | seats | mean placement (sd) | se | first | depth median (lowest-deepest) "
+        "| replaced | longest move s |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for s in table.standings:
+        depth = "" if s.depth is None else f"{s.depth[1]:g} ({s.depth[0]:g}-{s.depth[2]:g})"
         lines.append(
             f"| `{s.spec}` | {s.seats} | {s.mean:.2f} ({s.sd:.2f}) | {s.se:.3f} | "
-            f"{100 * s.first:.1f}% | {s.replaced} | {s.max_move_s:.2f} |"
+            f"{100 * s.first:.1f}% | {depth} | {s.replaced} | {s.max_move_s:.2f} |"
         )
     if table.best_vs_next is not None:
         t, p = table.best_vs_next

@@ -52,6 +52,7 @@ __all__ = [
     "WorkerPool",
     "weights_of",
     "game_seed",
+    "searched_depths",
 ]
 
 logger = logging.getLogger(__name__)
@@ -334,7 +335,6 @@ def run_match_task(task: MatchTask) -> MatchOutput:
     """Run a :class:`MatchTask` (in a worker)."""
     from ggp.match import run_match
     from ggp.players.base import Player
-    from ggp.players.classic_player import ClassicPlayer
     from ggp.players.registry import make_player
 
     started = time.monotonic()
@@ -359,8 +359,19 @@ def run_match_task(task: MatchTask) -> MatchOutput:
         moves=len(times),
         max_move_s=max(times, default=0.0),
         seconds=time.monotonic() - started,
-        depths=tuple(player.depths) if isinstance(player, ClassicPlayer) else (),
+        depths=searched_depths(player),
     )
+
+
+def searched_depths(player: Any) -> tuple[int, ...]:
+    """The depth each searched move of ``player``'s last match reached, for the search
+    players that count them (classic searches in steps, IDAPOS in rounds); else empty."""
+    from ggp.players.classic_player import ClassicPlayer
+    from ggp.players.idapos_player import IdaposPlayer
+
+    if isinstance(player, ClassicPlayer | IdaposPlayer):
+        return tuple(player.depths)
+    return ()
 
 
 # --------------------------------------------------------------------------- pools

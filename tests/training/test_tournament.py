@@ -58,12 +58,18 @@ def test_a_tournament_ranks_resumes_and_logs(tmp_path: Path) -> None:
     assert third.games == 10 and log.read_text().endswith("\n")
 
 
-def test_snakes_rank_by_placement() -> None:
-    field = ["snake:greedy", "snake:tailchaser"]
-    table = tournament(DUEL, field, 2, backend="inline", play_clock_s=1.0)
+def test_snakes_rank_by_placement_and_searches_report_their_depth(tmp_path: Path) -> None:
+    field = ["snake:greedy", "idapos:depth=2"]
+    log = tmp_path / "duel.jsonl"
+    table = tournament(DUEL, field, 2, backend="inline", play_clock_s=1.0, log=log)
     assert table.games == 2
     for s in table.standings:
         assert 1.0 <= s.mean <= 2.0 and s.replaced == 0
+    depth = {s.spec: s.depth for s in table.standings}
+    assert depth["snake:greedy"] is None
+    assert depth["idapos:depth=2"] is not None and depth["idapos:depth=2"][2] == 2
+    again = tournament(DUEL, field, 2, backend="inline", play_clock_s=1.0, log=log)
+    assert again.standings == table.standings  # read back from the log
 
 
 def test_the_field_must_fill_every_seat(tmp_path: Path) -> None:
