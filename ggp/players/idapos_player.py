@@ -69,7 +69,11 @@ import numpy as np
 from ggp.battlesnake.board import Board, board_size, board_state, read_board, search_game
 from ggp.battlesnake.heuristics import SnakeHeuristicEvaluator
 from ggp.battlesnake.reflex import certainly_fatal, reflex_move
-from ggp.battlesnake.simple_heuristics import SIMPLE_HEURISTICS, SimpleHeuristicEvaluator
+from ggp.battlesnake.simple_heuristics import (
+    SIMPLE_HEURISTICS,
+    SimpleHeuristic,
+    SimpleHeuristicEvaluator,
+)
 from ggp.battlesnake.weights import DEFAULT_WEIGHTS_SPEC, SnakeWeights, snake_weights
 from ggp.collector import collect_frozen, collector_paused
 from ggp.errors import GameError, OutOfTime
@@ -108,7 +112,7 @@ class IdaposSettings:
     """
 
     search: Algorithm = "idapos"
-    leaf: Literal["snake", "greedy", "aggressive", "tailchaser"] = "snake"
+    leaf: Literal["snake"] | SimpleHeuristic = "snake"
     mask: Mask = "freeze"
     max_depth: int = 64
     margin_s: float = 0.1

@@ -47,7 +47,7 @@ from ggp.errors import GameError
 from ggp.gdl.terms import Const
 from ggp.training.config import Backend
 from ggp.training.evaluate import _drop_cut_off_line, game_id, host_description
-from ggp.training.workers import WorkerPool, _worker_state
+from ggp.training.workers import WorkerPool, _worker_state, searched_depths
 
 __all__ = [
     "TournamentTask",
@@ -204,7 +204,6 @@ def run_tournament_game(task: TournamentTask) -> TournamentGame:
     from ggp.players.base import Player
     from ggp.players.registry import make_player
     from ggp.training.tune import placements
-    from ggp.training.workers import searched_depths
 
     started = time.monotonic()
     game = _worker_state().game(task.game_path)
