@@ -74,6 +74,7 @@ __all__ = [
     "duel_heuristic",
     "multi_heuristic",
     "SnakeHeuristicEvaluator",
+    "relative_values",
 ]
 
 #: The paper code's duel weights: TotalFill, HungerPressure, AdversarialFill, DeltaLengthFood
@@ -253,6 +254,21 @@ def _dead_value(goal: float, turn: int) -> float:
     return DEAD_SCALE * goal + TURN_WEIGHT * min(turn, 9_999)
 
 
+def relative_values(
+    phi: dict[int, float],
+    count: int,
+    scale: float,
+    snakes: list[int],
+    row: npt.NDArray[np.float64],
+) -> None:
+    """Write ``50 + 50 (phi_i - mean) / scale`` (clipped to 0..100) of each live snake
+    ``i`` of ``phi`` into ``row[snakes[i]]``, the mean over all ``count`` snakes (the
+    dead counting 0), as the paper code's relative max^n vector."""
+    mean = sum(phi.values()) / count
+    for i, value in phi.items():
+        row[snakes[i]] = min(100.0, max(0.0, 50.0 + 50.0 * (value - mean) / scale))
+
+
 class SnakeHeuristicEvaluator:
     """The heuristics as goal values 0..100 per role (module docstring).
 
@@ -327,11 +343,8 @@ class SnakeHeuristicEvaluator:
                     row[snakes[i]] = low + (100 - low) * row[snakes[i]] / 100
         elif len(live) > 2:
             fill = adversarial_fill(board)
-            scale = _scale(self.weights.multi)
             phi = {i: multi_heuristic(board, i, fill, self.weights.multi) for i in live}
-            mean = sum(phi.values()) / len(board.snakes)
-            for i in live:
-                row[snakes[i]] = min(100.0, max(0.0, 50.0 + 50.0 * (phi[i] - mean) / scale))
+            relative_values(phi, len(board.snakes), _scale(self.weights.multi), snakes, row)
 
     def __repr__(self) -> str:
         return f"SnakeHeuristicEvaluator({self.weights!r})"

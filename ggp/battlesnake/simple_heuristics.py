@@ -37,6 +37,7 @@ from ggp.battlesnake.heuristics import (
     _bodies,
     _delta_length_food,
     flood_fill,
+    relative_values,
 )
 from ggp.battlesnake.reflex import HUNGRY
 
@@ -108,9 +109,7 @@ class SimpleHeuristicEvaluator(SnakeHeuristicEvaluator):
         if len(live) < 2:
             return
         phi = {i: simple_value(self.kind, board, i) for i in live}
-        mean = sum(phi.values()) / len(board.snakes)
-        for i in live:
-            row[snakes[i]] = min(100.0, max(0.0, 50.0 + 25.0 * (phi[i] - mean)))
+        relative_values(phi, len(board.snakes), 2.0, snakes, row)
 
     def __repr__(self) -> str:
         return f"SimpleHeuristicEvaluator({self.kind!r})"

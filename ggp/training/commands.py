@@ -560,32 +560,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="the player's role (repeatable or comma-separated; default every role)",
     )
     ev.add_argument(
-        "--workers", type=int, default=0, metavar="N", help="parallel games (default: cores)"
-    )
-    ev.add_argument(
-        "--backend",
-        choices=["process", "ray", "inline"],
-        default="process",
-        help="where games run (default process)",
-    )
-    ev.add_argument(
-        "--play-clock",
-        type=float,
-        default=1.0,
-        metavar="S",
-        help="seconds per move; later moves are replaced by random ones (default 1)",
-    )
-    ev.add_argument("--seed", type=int, default=0, help="seed of the matches (default 0)")
-    ev.add_argument(
         "--wdl", action="store_true", help="print each cell's wins-draws-losses as well"
     )
-    ev.add_argument(
-        "--log",
-        metavar="FILE",
-        help="append each finished match to FILE (JSON lines) and skip the matches already "
-        "there: a long table can be stopped and resumed by running the command again",
-    )
-    ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_games_options(ev, "table")
     ev.set_defaults(handler=cmd_eval)
 
     tour = commands.add_parser(
@@ -615,30 +592,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     tour.add_argument(
         "--games", type=_positive_int, default=100, metavar="N", help="games (default 100)"
     )
-    tour.add_argument(
-        "--workers", type=int, default=0, metavar="N", help="parallel games (default: cores)"
-    )
-    tour.add_argument(
-        "--backend",
-        choices=["process", "ray", "inline"],
-        default="process",
-        help="where games run (default process)",
-    )
-    tour.add_argument(
-        "--play-clock",
-        type=_positive_float,
-        default=1.0,
-        metavar="S",
-        help="seconds per move; later moves are replaced by random ones (default 1)",
-    )
-    tour.add_argument("--seed", type=int, default=0, help="seed of the games (default 0)")
-    tour.add_argument(
-        "--log",
-        metavar="FILE",
-        help="append each finished game to FILE (JSON lines) and skip the games already "
-        "there: a long tournament can be stopped and resumed by running the command again",
-    )
-    tour.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_games_options(tour, "tournament")
     tour.set_defaults(handler=cmd_tournament)
 
     ex = commands.add_parser(
@@ -705,6 +659,35 @@ def _count(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be at least 0, not {value}")
     return value
+
+
+def _add_games_options(parser: argparse.ArgumentParser, what: str) -> None:
+    """The options of commands that play many games in parallel into a resumable log
+    (``eval``, ``tournament``)."""
+    parser.add_argument(
+        "--workers", type=int, default=0, metavar="N", help="parallel games (default: cores)"
+    )
+    parser.add_argument(
+        "--backend",
+        choices=["process", "ray", "inline"],
+        default="process",
+        help="where games run (default process)",
+    )
+    parser.add_argument(
+        "--play-clock",
+        type=_positive_float,
+        default=1.0,
+        metavar="S",
+        help="seconds per move; later moves are replaced by random ones (default 1)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the games (default 0)")
+    parser.add_argument(
+        "--log",
+        metavar="FILE",
+        help="append each finished game to FILE (JSON lines) and skip the games already "
+        f"there: a long {what} can be stopped and resumed by running the command again",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def _add_tune_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -22,6 +22,7 @@ from contextlib import nullcontext
 from dataclasses import asdict, dataclass, fields
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, TypeVar
 
 from ggp.errors import GameError
 from ggp.game import Game
@@ -38,7 +39,12 @@ __all__ = [
     "match_key",
     "match_seed",
     "read_match_log",
+    "read_log",
+    "log_record",
 ]
+
+
+T = TypeVar("T")
 
 
 def wilson_interval(mean: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -175,44 +181,58 @@ def match_seed(seed: int, role: str, opponent: str, index: int) -> int:
     return int.from_bytes(hashlib.sha256(text).digest()[:6], "big")
 
 
-def read_match_log(path: Path) -> dict[MatchKey, MatchOutput]:
-    """The matches of an :func:`evaluate` log (none if the file does not exist).
+def read_log(path: Path, what: str, parse: Callable[[dict[str, Any]], T]) -> list[T]:
+    """``parse`` of each record of a JSON-lines log of finished games (none if the file
+    does not exist), and the file readied for appending: a last line without its newline,
+    cut off by a kill, is dropped (that game is played again).
 
     Raises:
-        GameError: A malformed line, quoted with its number (a last line without its
-            newline, cut off by a kill, is dropped: that match is played again).
+        GameError: A malformed line (``parse`` raised ValueError, KeyError or TypeError),
+            quoted with its number, as "not a ``what`` record".
     """
     if not path.exists():
-        return {}
-    text = path.read_text(encoding="utf-8")
-    lines = text.split("\n")
-    if lines and not text.endswith("\n"):
-        lines.pop()  # cut off while being written
-    task_fields = [f.name for f in fields(MatchTask)]
-    output_fields = [f.name for f in fields(MatchOutput)]
-    found: dict[MatchKey, MatchOutput] = {}
-    for number, line in enumerate(lines, start=1):
+        return []
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        data = data[: data.rfind(b"\n") + 1]  # appending after it would spoil a record
+        path.write_bytes(data)
+    found = []
+    for number, line in enumerate(data.decode("utf-8").split("\n"), start=1):
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-            task = MatchTask(**{name: record[name] for name in task_fields})
-            values = {name: record[name] for name in output_fields if name in record}
-            values["depths"] = tuple(values.get("depths", ()))
-            output = MatchOutput(**values)
-            key = match_key(task, str(record["game"]))  # its file may be elsewhere
+            found.append(parse(json.loads(line)))
         except (ValueError, KeyError, TypeError) as e:
-            raise GameError(f"{path}:{number}: not a match record ({e}): {line[:120]!r}") from e
-        found[key] = output
+            raise GameError(f"{path}:{number}: not a {what} record ({e}): {line[:120]!r}") from e
     return found
 
 
-def _drop_cut_off_line(path: Path) -> None:
-    """Truncate ``path`` after its last newline (a kill while writing leaves a part)."""
-    if path.exists():
-        data = path.read_bytes()
-        if data and not data.endswith(b"\n"):
-            path.write_bytes(data[: data.rfind(b"\n") + 1])
+def log_record(game_path: str, *parts: Any) -> str:
+    """One log line: the game's :func:`game_id`, the fields of each dataclass of
+    ``parts`` and the machine (:func:`host_description`), as JSON with its newline."""
+    record: dict[str, Any] = {"game": game_id(game_path)}
+    for part in parts:
+        record.update(asdict(part))
+    record["machine"] = host_description()
+    return json.dumps(record) + "\n"
+
+
+def read_match_log(path: Path) -> dict[MatchKey, MatchOutput]:
+    """The matches of an :func:`evaluate` log, by :func:`match_key` (:func:`read_log`).
+
+    Raises:
+        GameError: A malformed line, quoted with its number.
+    """
+    task_fields = [f.name for f in fields(MatchTask)]
+    output_fields = [f.name for f in fields(MatchOutput)]
+
+    def parse(record: dict[str, Any]) -> tuple[MatchKey, MatchOutput]:
+        task = MatchTask(**{name: record[name] for name in task_fields})
+        values = {name: record[name] for name in output_fields if name in record}
+        values["depths"] = tuple(values.get("depths", ()))
+        return match_key(task, str(record["game"])), MatchOutput(**values)  # file elsewhere?
+
+    return dict(read_log(path, "match", parse))
 
 
 def evaluate(
@@ -252,10 +272,7 @@ def evaluate(
     import time
 
     started = time.monotonic()
-    done: dict[MatchKey, MatchOutput] = {}
-    if log is not None:
-        done = read_match_log(log)
-        _drop_cut_off_line(log)  # appending after it would spoil the next record
+    done = read_match_log(log) if log is not None else {}
     results: dict[tuple[str, str], list[MatchOutput]] = {}
     pending: dict[Future[MatchOutput], MatchTask] = {}
     with WorkerPool(backend, workers) as pool:
@@ -284,13 +301,7 @@ def evaluate(
                 output = future.result()
                 results[(task.role, task.opponent)].append(output)
                 if out is not None:
-                    record = {
-                        "game": game_id(task.game_path),
-                        **asdict(task),
-                        **asdict(output),
-                        "machine": host_description(),
-                    }
-                    out.write(json.dumps(record) + "\n")
+                    out.write(log_record(task.game_path, task, output))
                     out.flush()
                 if on_match is not None:
                     on_match()

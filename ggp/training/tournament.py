@@ -30,14 +30,13 @@ Example:
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import statistics
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, as_completed
 from contextlib import nullcontext
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +45,7 @@ import numpy as np
 from ggp.errors import GameError
 from ggp.gdl.terms import Const
 from ggp.training.config import Backend
-from ggp.training.evaluate import _drop_cut_off_line, game_id, host_description
+from ggp.training.evaluate import game_id, log_record, read_log
 from ggp.training.workers import WorkerPool, _worker_state, searched_depths
 
 __all__ = [
@@ -248,38 +247,24 @@ def _tupled(value: Any) -> Any:
 
 
 def read_tournament_log(path: Path) -> dict[GameKey, tuple[TournamentTask, TournamentGame]]:
-    """The games of a :func:`tournament` log (none if the file does not exist).
+    """The games of a :func:`tournament` log (:func:`~ggp.training.evaluate.read_log`).
 
     Raises:
-        GameError: A malformed line, quoted with its number (a last line without its
-            newline, cut off by a kill, is dropped: that game is played again).
+        GameError: A malformed line, quoted with its number.
     """
-    if not path.exists():
-        return {}
-    text = path.read_text(encoding="utf-8")
-    lines = text.split("\n")
-    if lines and not text.endswith("\n"):
-        lines.pop()
-    found: dict[GameKey, tuple[TournamentTask, TournamentGame]] = {}
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-            task = TournamentTask(
-                **{f.name: _tupled(record[f.name]) for f in fields(TournamentTask)}
-            )
-            outcome = TournamentGame(
-                **{
-                    f.name: _tupled(record[f.name])
-                    for f in fields(TournamentGame)
-                    if f.name in record  # fields with a default may be absent
-                }
-            )
-            found[_key(task, str(record["game"]))] = (task, outcome)
-        except (ValueError, KeyError, TypeError) as e:
-            raise GameError(f"{path}:{number}: not a game record ({e}): {line[:120]!r}") from e
-    return found
+
+    def parse(record: dict[str, Any]) -> tuple[GameKey, tuple[TournamentTask, TournamentGame]]:
+        task = TournamentTask(**{f.name: _tupled(record[f.name]) for f in fields(TournamentTask)})
+        outcome = TournamentGame(
+            **{
+                f.name: _tupled(record[f.name])
+                for f in fields(TournamentGame)
+                if f.name in record  # fields with a default may be absent
+            }
+        )
+        return _key(task, str(record["game"])), (task, outcome)
+
+    return dict(read_log(path, "game", parse))
 
 
 def tournament(
@@ -323,8 +308,6 @@ def tournament(
         )
     ordered = tuple(sorted(field))
     done = read_tournament_log(log) if log is not None else {}
-    if log is not None:
-        _drop_cut_off_line(log)
     played: list[tuple[TournamentTask, TournamentGame]] = []
     pending: dict[Future[TournamentGame], TournamentTask] = {}
     with WorkerPool(backend, workers) as pool:
@@ -346,13 +329,7 @@ def tournament(
                 outcome = future.result()
                 played.append((task, outcome))
                 if out is not None:
-                    record = {
-                        "game": game_id(task.game_path),
-                        **asdict(task),
-                        **asdict(outcome),
-                        "machine": host_description(),
-                    }
-                    out.write(json.dumps(record) + "\n")
+                    out.write(log_record(task.game_path, task, outcome))
                     out.flush()
                 if on_game is not None:
                     on_game()
