@@ -22,11 +22,12 @@ import itertools
 from collections import deque
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import Any
 
 from ggp.battlesnake.generate import battlesnake_gdl, search_variant
 from ggp.errors import GGPError
 from ggp.game import Game
-from ggp.gdl.terms import Const
+from ggp.gdl.terms import Const, Term
 from ggp.reasoning.ground import GroundingLimits
 from ggp.reasoning.state_machine import State
 
@@ -144,6 +145,36 @@ def board_size(game: Game) -> int:
     return max(coords) + 1
 
 
+#: A state fact as read_board uses it: its name, the snake's index (-1: none) and its
+#: values (a cell, a cell and a mark, or a number), parsed once per game and fact.
+_Fact = tuple[str, int, Any]
+_SNAKE_FACTS = ("head", "tail", "seg", "stack", "health", "alive")
+
+
+@functools.lru_cache(maxsize=8)
+def _fact_table(game: Game) -> dict[Term, _Fact]:
+    """The parsed state facts of ``game`` seen so far (filled by :func:`_parse_fact`)."""
+    return {}
+
+
+def _parse_fact(fact: Term, index: dict[str, int]) -> _Fact:
+    args = [a.name for a in fact.args]
+    if fact.name == "food":
+        return ("food", -1, (int(args[0]), int(args[1])))
+    if fact.name == "turn":
+        return ("turn", -1, int(args[0]))
+    if fact.name not in _SNAKE_FACTS:
+        return ("", -1, None)
+    i = index[args[0]]
+    if fact.name in ("head", "tail"):
+        return (fact.name, i, (int(args[1]), int(args[2])))
+    if fact.name == "seg":
+        return ("seg", i, ((int(args[1]), int(args[2])), args[3]))
+    if fact.name in ("stack", "health"):
+        return (fact.name, i, int(args[1]))
+    return ("alive", i, None)
+
+
 def read_board(game: Game, state: State) -> Board:
     """The board of ``state`` (in the move or place phase)."""
     roles = _snake_roles(game)
@@ -156,26 +187,29 @@ def read_board(game: Game, state: State) -> Board:
     alive: set[int] = set()
     food: set[Point] = set()
     turn = 0
+    table = _fact_table(game)
     for fact in game.state_facts(state):
-        args = [a.name for a in fact.args]
-        if fact.name == "food":
-            food.add((int(args[0]), int(args[1])))
-        elif fact.name == "turn":
-            turn = int(args[0])
-        elif fact.name in ("head", "tail", "seg", "stack", "health", "alive"):
-            i = index[args[0]]
-            if fact.name == "head":
-                heads[i] = (int(args[1]), int(args[2]))
-            elif fact.name == "tail":
-                tails[i] = (int(args[1]), int(args[2]))
-            elif fact.name == "seg":
-                marks[i][(int(args[1]), int(args[2]))] = args[3]
-            elif fact.name == "stack":
-                stack[i] = int(args[1])
-            elif fact.name == "health":
-                health[i] = int(args[1])
-            else:
-                alive.add(i)
+        parsed = table.get(fact)
+        if parsed is None:
+            parsed = table[fact] = _parse_fact(fact, index)
+        name, i, value = parsed
+        if name == "seg":
+            cell, mark = value
+            marks[i][cell] = mark
+        elif name == "food":
+            food.add(value)
+        elif name == "head":
+            heads[i] = value
+        elif name == "tail":
+            tails[i] = value
+        elif name == "health":
+            health[i] = value
+        elif name == "stack":
+            stack[i] = value
+        elif name == "alive":
+            alive.add(i)
+        elif name == "turn":
+            turn = value
     snakes: list[SnakeBody | None] = []
     for i in range(len(roles)):
         if i not in alive:

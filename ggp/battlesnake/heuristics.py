@@ -4,11 +4,16 @@
 As ../shared/REFERENCE-SEARCH.md section 2.7 gives the paper's code:
 
 - :func:`flood_fill` ``F(h)``: a breadth-first fill from a head over cells without a body
-  (food included); its size (start excluded) and each cell's distance.
+  (food included); its size (start excluded) and the distance to the nearest food.
 - :func:`adversarial_fill` ``A``: all heads expand one layer per turn, the longest snake
   first, each cell going to the first snake that reaches it (so a contested cell goes to
   the longer snake); body cells are claimed, with their distance, but not expanded.
   ``E_i`` counts the non-body cells snake ``i`` claims, ``C_i`` all of them.
+
+Both fills run on bitboards (a Python int, bit ``y (n + 1) + x`` for cell ``(x, y)`` of an
+``n`` x ``n`` board, a guard column between rows): a layer of the breadth-first search is
+four shifts and a mask, not a queue of cells (the leaves of a search are mostly these
+fills).
 - ``sigma(x) = 2 * (1 / (1 + e^(-0.2 x)) - 0.5)``.
 - Duel (``o`` us, ``e`` the enemy): weights (:class:`~ggp.battlesnake.weights.DuelWeights`,
   the paper's by default) of TotalFill
@@ -48,15 +53,16 @@ comes, a win a little more the sooner.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from ggp.battlesnake.board import Board, Point, distances, neighbours, read_board
+from ggp.battlesnake.board import Board, Point, read_board
 from ggp.battlesnake.weights import PAPER_WEIGHTS, DuelWeights, MultiWeights, SnakeWeights
 from ggp.game import Game
 from ggp.reasoning.state_machine import State
@@ -64,6 +70,7 @@ from ggp.search.evaluator import LeafEstimate
 
 __all__ = [
     "Fill",
+    "Reach",
     "DUEL_WEIGHTS",
     "MULTI_WEIGHTS",
     "sigma",
@@ -88,6 +95,7 @@ def _weighted(weights: DuelWeights | MultiWeights, terms: dict[str, float]) -> f
     return float(sum(getattr(weights, name) * value for name, value in terms.items()))
 
 
+@functools.lru_cache(maxsize=64)
 def _scale(weights: DuelWeights | MultiWeights) -> float:
     """The largest size a weighted sum of terms in [-1, 1] can have (1 if all are 0)."""
     return sum(abs(w) for w in dataclasses.astuple(weights)) or 1.0
@@ -98,16 +106,69 @@ def sigma(x: float) -> float:
     return 2.0 * (1.0 / (1.0 + math.exp(-0.2 * x)) - 0.5)
 
 
-def _bodies(board: Board) -> set[Point]:
-    return {c for s in board.snakes if s is not None for c in s.body}
+@functools.cache
+def _geometry(size: int) -> tuple[int, int]:
+    """The row stride and the mask of the board's cells of a ``size`` x ``size`` board."""
+    width = size + 1
+    row = (1 << size) - 1
+    return width, sum(row << (y * width) for y in range(size))
 
 
-def flood_fill(board: Board, start: Point) -> dict[Point, int]:
-    """``F``: each reachable cell without a body (food included) and its distance from
-    ``start``; ``start`` itself is left out."""
-    reach = distances(board.size, start, _bodies(board))
-    del reach[start]
-    return reach
+def _bit(size: int, cell: Point) -> int:
+    return 1 << (cell[1] * (size + 1) + cell[0])
+
+
+def _cells_mask(size: int, cells: Iterable[Point]) -> int:
+    mask = 0
+    for x, y in cells:
+        mask |= 1 << (y * (size + 1) + x)
+    return mask
+
+
+@functools.lru_cache(maxsize=256)
+def _masks(board: Board) -> tuple[int, int]:
+    """The board's body cells and food cells as bitboards."""
+    bodies = _cells_mask(board.size, (c for s in board.snakes if s is not None for c in s.body))
+    return bodies, _cells_mask(board.size, board.food)
+
+
+def _spread(front: int, width: int, on_board: int) -> int:
+    """The cells next to those of ``front``."""
+    return ((front << 1) | (front >> 1) | (front << width) | (front >> width)) & on_board
+
+
+@dataclass(frozen=True)
+class Reach:
+    """A flood fill ``F`` from one cell.
+
+    Attributes:
+        count: Cells reached, the start left out.
+        nearest: Steps to the nearest target cell (0: the start is one), None if none is
+            reached.
+    """
+
+    count: int
+    nearest: int | None
+
+
+def flood_fill(board: Board, start: Point, targets: Iterable[Point] | None = None) -> Reach:
+    """``F``: the cells without a body reachable from ``start`` (food included; ``start``
+    itself left out of the count) and the distance to the nearest of ``targets`` (default:
+    the food)."""
+    width, on_board = _geometry(board.size)
+    bodies, food = _masks(board)
+    goal = food if targets is None else _cells_mask(board.size, targets)
+    open_cells = on_board & ~bodies
+    seen = front = _bit(board.size, start)
+    nearest = 0 if seen & goal else None
+    steps = 0
+    while front:
+        steps += 1
+        front = _spread(front, width, open_cells) & ~seen
+        seen |= front
+        if nearest is None and front & goal:
+            nearest = steps
+    return Reach(seen.bit_count() - 1, nearest)
 
 
 @dataclass(frozen=True)
@@ -115,52 +176,60 @@ class Fill:
     """The adversarial fill ``A``.
 
     Attributes:
-        owner: Each claimed cell's snake index.
-        distance: Each claimed cell's distance from its owner's head.
+        size: The board's side.
+        claims: ``[k]`` the cells each snake claimed, as bitboards (0 for the dead).
+        food_distance: ``[k]`` each snake's distance to the nearest food it claimed (None:
+            it claimed none).
         free: ``E``: non-body cells claimed, per snake index ``[k]``.
         claimed: ``C``: all cells claimed (bodies included), per snake index ``[k]``.
     """
 
-    owner: dict[Point, int]
-    distance: dict[Point, int]
+    size: int
+    claims: tuple[int, ...]
+    food_distance: tuple[int | None, ...]
     free: tuple[int, ...]
     claimed: tuple[int, ...]
+
+    def owner(self, cell: Point) -> int | None:
+        """The snake that claimed ``cell``, None if no snake did."""
+        bit = _bit(self.size, cell)
+        return next((i for i, claim in enumerate(self.claims) if claim & bit), None)
 
 
 def adversarial_fill(board: Board) -> Fill:
     """``A`` (see the module docstring)."""
-    bodies = _bodies(board)
+    width, on_board = _geometry(board.size)
+    bodies, food = _masks(board)
+    k = len(board.snakes)
     live = [i for i, s in enumerate(board.snakes) if s is not None]
     order = sorted(live, key=lambda i: -len(board.snakes[i].body))  # type: ignore[union-attr]
-    owner: dict[Point, int] = {}
-    distance: dict[Point, int] = {}
-    frontier: dict[int, list[Point]] = {}
+    claims = [0] * k
+    front = [0] * k
+    taken = 0
     for i in order:
-        head = board.snakes[i].head  # type: ignore[union-attr]
-        if head not in owner:
-            owner[head], distance[head] = i, 0
-        frontier[i] = [head]
-    depth = 0
-    while any(frontier.values()):
-        depth += 1
+        head = _bit(board.size, board.snakes[i].head)  # type: ignore[union-attr]
+        if not head & taken:
+            claims[i] = head
+            taken |= head
+        front[i] = head
+    near: list[int | None] = [None] * k
+    steps = 0
+    while any(front):
+        steps += 1
         for i in order:
-            grown: list[Point] = []
-            for cell in frontier[i]:
-                for nxt in neighbours(board.size, cell):
-                    if nxt in owner:
-                        continue
-                    owner[nxt], distance[nxt] = i, depth
-                    if nxt not in bodies:
-                        grown.append(nxt)
-            frontier[i] = grown
-    k = len(board.snakes)
-    free = [0] * k
-    claimed = [0] * k
-    for cell, i in owner.items():
-        claimed[i] += 1
-        if cell not in bodies:
-            free[i] += 1
-    return Fill(owner, distance, tuple(free), tuple(claimed))
+            grown = _spread(front[i], width, on_board) & ~taken
+            taken |= grown
+            claims[i] |= grown
+            if near[i] is None and grown & food:
+                near[i] = steps
+            front[i] = grown & ~bodies
+    return Fill(
+        board.size,
+        tuple(claims),
+        tuple(near),
+        tuple((c & ~bodies).bit_count() for c in claims),
+        tuple(c.bit_count() for c in claims),
+    )
 
 
 def _share(mine: float, theirs: float) -> float:
@@ -170,18 +239,17 @@ def _share(mine: float, theirs: float) -> float:
 
 def _food_distance(board: Board, fill: Fill, i: int) -> float:
     """A-distance to the nearest food snake ``i`` claims (a board's worth if none)."""
-    near = [fill.distance[f] for f in board.food if fill.owner.get(f) == i]
-    return float(min(near)) if near else float(2 * board.size * board.size)
+    near = fill.food_distance[i]
+    return float(near) if near is not None else float(2 * board.size * board.size)
 
 
 def _pressure(health: int, food_distance: float) -> float:
     return 0.0 if health > 75 else min(health - 1.2 * food_distance - 10.0, 0.0)
 
 
-def _delta_length_food(delta: float, board: Board, reach: dict[Point, int]) -> float:
+def _delta_length_food(delta: float, reach: Reach) -> float:
     m, m_plus = sigma(delta), sigma(delta + 1)
-    near = [reach[f] for f in board.food if f in reach]
-    f = math.exp(-0.2 * min(near)) if near else 0.0
+    f = math.exp(-0.2 * reach.nearest) if reach.nearest is not None else 0.0
     return m + f * (m_plus - m)
 
 
@@ -195,10 +263,10 @@ def duel_terms(board: Board, me: int, enemy: int) -> dict[str, float]:
     p_e = _pressure(theirs.health, _food_distance(board, fill, enemy))
     hunger = 0.0 if p_o == p_e else 2.0 * (p_e / (p_o + p_e) - 0.5)
     return {
-        "total_fill": _share(len(reach_o), len(reach_e)),
+        "total_fill": _share(reach_o.count, reach_e.count),
         "hunger_pressure": hunger,
         "adversarial_fill": _share(fill.claimed[me], fill.claimed[enemy]),
-        "delta_length_food": _delta_length_food(len(ours.body) - len(theirs.body), board, reach_o),
+        "delta_length_food": _delta_length_food(len(ours.body) - len(theirs.body), reach_o),
     }
 
 
@@ -215,10 +283,10 @@ def multi_terms(board: Board, me: int, fill: Fill | None = None) -> dict[str, fl
     hunger = 1.0 if ours.health > 75 else 2.0 * (0.85 ** (-p) - 0.5)
     tail = 0.0
     if len(ours.body) > 6:
-        own_tail = fill.owner.get(ours.body[-1]) == me
+        own_tail = fill.owner(ours.body[-1]) == me
         tail = 1.0 if own_tail or fill.free[me] > len(ours.body) else -1.0
     return {
-        "delta_length_food": _delta_length_food(delta, board, flood_fill(board, ours.head)),
+        "delta_length_food": _delta_length_food(delta, flood_fill(board, ours.head)),
         "control": control,
         "hunger_malus": hunger,
         "tail_reachable": tail,

@@ -31,10 +31,9 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from ggp.battlesnake.board import Board, distances, neighbours
+from ggp.battlesnake.board import Board, neighbours
 from ggp.battlesnake.heuristics import (
     SnakeHeuristicEvaluator,
-    _bodies,
     _delta_length_food,
     flood_fill,
     relative_values,
@@ -53,7 +52,7 @@ def _greedy(board: Board, me: int) -> float:
     assert ours is not None
     others = [len(s.body) for i, s in enumerate(board.snakes) if s is not None and i != me]
     delta = len(ours.body) - sum(others) / len(others) if others else 0.0
-    return _delta_length_food(delta, board, flood_fill(board, ours.head))
+    return _delta_length_food(delta, flood_fill(board, ours.head))
 
 
 def _hunt(board: Board, me: int) -> float:
@@ -71,9 +70,8 @@ def _hunt(board: Board, me: int) -> float:
 def _tail(board: Board, me: int) -> float:
     ours = board.snakes[me]
     assert ours is not None
-    reach = distances(board.size, ours.head, _bodies(board))  # the head itself at 0
-    near = [reach[c] for c in neighbours(board.size, ours.body[-1]) if c in reach]
-    return math.exp(-0.2 * min(near)) if near else -1.0
+    near = flood_fill(board, ours.head, neighbours(board.size, ours.body[-1])).nearest
+    return math.exp(-0.2 * near) if near is not None else -1.0
 
 
 def simple_value(kind: SimpleHeuristic, board: Board, me: int) -> float:

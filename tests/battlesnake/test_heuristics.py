@@ -8,7 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ggp.battlesnake.board import Board, SnakeBody, board_state
+from ggp.battlesnake.board import (
+    Board,
+    Point,
+    SnakeBody,
+    board_state,
+    distances,
+    neighbours,
+    read_board,
+)
 from ggp.battlesnake.heuristics import (
     LIVE_HIGH,
     LIVE_LOW,
@@ -20,6 +28,7 @@ from ggp.battlesnake.heuristics import (
     multi_terms,
     sigma,
 )
+from ggp.battlesnake.reflex import greedy_move
 from ggp.game import Game
 from ggp.players.base import MatchInfo
 from ggp.players.registry import make_player
@@ -39,19 +48,104 @@ def test_sigma() -> None:
 def test_flood_fill_counts_every_free_cell_once() -> None:
     board = Board(7, 0, (A, B), frozenset({(3, 3)}))
     reach = flood_fill(board, A.head)
-    assert len(reach) == 49 - 6  # every cell but the six body cells
-    assert reach[(3, 3)] == 4 and reach[(2, 1)] == 1
+    assert reach.count == 49 - 6  # every cell but the six body cells
+    assert reach.nearest == 4  # the food at (3, 3)
+    assert flood_fill(board, A.head, [(2, 1)]).nearest == 1
+    assert flood_fill(board, A.head, [A.head]).nearest == 0
+    assert flood_fill(board, A.head, [B.body[1]]).nearest is None  # a body is not entered
 
 
 def test_adversarial_fill_gives_contested_cells_to_the_longer_snake() -> None:
     # heads at (0, 3) and (6, 3) on row 3; (3, 3) is 3 steps from both
     long = SnakeBody(((0, 3), (0, 2), (0, 1), (0, 0)), 100)
     short = SnakeBody(((6, 3), (6, 2), (6, 1)), 100)
-    fill = adversarial_fill(Board(7, 0, (short, long), frozenset()))
-    assert fill.owner[(3, 3)] == 1 and fill.distance[(3, 3)] == 3
+    fill = adversarial_fill(Board(7, 0, (short, long), frozenset({(3, 3)})))
+    assert fill.owner((3, 3)) == 1 and fill.food_distance == (None, 3)
     assert sum(fill.claimed) == 49
     assert sum(fill.free) == 49 - 7
     assert fill.free[1] > fill.free[0]
+
+
+def _reference_distances(board: Board, start: Point) -> dict[Point, int]:
+    """Breadth-first distances over the cells without a body, a queue of cells: the
+    fills as the paper's code writes them, to hold the bitboards to."""
+    bodies = {c for s in board.snakes if s is not None for c in s.body}
+    return distances(board.size, start, bodies)
+
+
+def _reference_fill(board: Board) -> tuple[dict[Point, int], dict[Point, int]]:
+    """The adversarial fill with a queue per snake: each cell's owner and distance."""
+    bodies = {c for s in board.snakes if s is not None for c in s.body}
+    live = [i for i, s in enumerate(board.snakes) if s is not None]
+    order = sorted(live, key=lambda i: -len(board.snakes[i].body))  # type: ignore[union-attr]
+    owner: dict[Point, int] = {}
+    distance: dict[Point, int] = {}
+    frontier: dict[int, list[Point]] = {}
+    for i in order:
+        head = board.snakes[i].head  # type: ignore[union-attr]
+        if head not in owner:
+            owner[head], distance[head] = i, 0
+        frontier[i] = [head]
+    depth = 0
+    while any(frontier.values()):
+        depth += 1
+        for i in order:
+            grown: list[Point] = []
+            for cell in frontier[i]:
+                for nxt in neighbours(board.size, cell):
+                    if nxt not in owner:
+                        owner[nxt], distance[nxt] = i, depth
+                        if nxt not in bodies:
+                            grown.append(nxt)
+            frontier[i] = grown
+    return owner, distance
+
+
+def _boards_of_games(path: Path, games: int, seed: int) -> list[Board]:
+    """Every board of seeded games where each snake plays greedy or random moves."""
+    game = Game.from_file(path)
+    rng = np.random.default_rng(seed)
+    boards = []
+    for _ in range(games):
+        state = game.initial_state()
+        while not game.is_terminal(state):
+            board = read_board(game, state)
+            boards.append(board)
+            joint = []
+            for role in game.roles:
+                moves = game.legal_moves(state, role)
+                names = [m.name for m in moves]
+                pick = int(rng.integers(len(moves)))
+                if role in game.player_roles and len(moves) > 1 and rng.random() < 0.8:
+                    greedy = greedy_move(board, game.player_roles.index(role))
+                    pick = names.index(greedy) if greedy in names else pick
+                joint.append(moves[pick])
+            state = game.next_state(state, tuple(joint))
+    return boards
+
+
+@pytest.mark.parametrize("name", ["duel_7x7", "standard_11x11", "eight_11x11"])
+def test_the_bitboard_fills_equal_the_queue_fills(name: str) -> None:
+    boards = _boards_of_games(GAMES / f"{name}.gdl", 8, seed=1)
+    assert len(boards) > 40
+    for board in boards:
+        owner, distance = _reference_fill(board)
+        fill = adversarial_fill(board)
+        for i, snake in enumerate(board.snakes):
+            mine = [c for c, o in owner.items() if o == i]
+            assert fill.claimed[i] == len(mine)
+            bodies = {c for s in board.snakes if s is not None for c in s.body}
+            assert fill.free[i] == sum(c not in bodies for c in mine)
+            food = [distance[f] for f in board.food if owner.get(f) == i]
+            assert fill.food_distance[i] == (min(food) if food else None)
+            if snake is None:
+                continue
+            assert fill.owner(snake.body[-1]) == owner.get(snake.body[-1])
+            reach = _reference_distances(board, snake.head)
+            found = flood_fill(board, snake.head)
+            assert found.count == len(reach) - 1
+            near = [reach[f] for f in board.food if f in reach]
+            assert found.nearest == (min(near) if near else None)
 
 
 def test_duel_terms_of_a_symmetric_start() -> None:
