@@ -9,6 +9,12 @@ spawn roll. Prints one row per game, spec and model: mean / max depth, nodes/s, 
 slowest move.
 
     python benchmarks/bench_battlesnake.py [--clock 0.4] [--games 4] [--every 5] [--only-idapos]
+        [--variants duel_11x11,standard_11x11] [--idapos SPEC;SPEC...]
+
+``--variants eight_11x11`` measures the paper's 8-snake board (its classic specs: those of
+the four-snake game); ``--idapos`` replaces the IDAPOS specs (semicolon-separated, as a spec
+has commas), e.g. ``idapos:margin=0;idapos:margin=0,search=maxn`` for locality against a
+search of every snake.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ IDAPOS_SPECS = ("idapos:margin=0", "idapos:margin=0,prune=no")
 SPECS = {
     2: ("alphabeta:eval=snake", "pvs:eval=snake"),
     4: ("maxn:eval=snake", "paranoid:eval=snake"),
+    8: ("maxn:eval=snake", "paranoid:eval=snake"),
 }
 
 
@@ -94,9 +101,10 @@ def idapos_row(name: str, spec: str, game: Game, boards: list[Board], clock: flo
         depths.append(len(player.last_played_out))
         simulated.append(player.last_played_out[-1] if player.last_played_out else 1)
         rates.append(player.last_nodes / seconds)
+    model = "no spawns, rest frozen" if player.settings.search == "idapos" else "no spawns"
     return (
         f"| {name} | {spec} (simulated snakes at the last depth: mean "
-        f"{statistics.mean(simulated):.1f}) | no spawns, rest frozen | {len(depths)} "
+        f"{statistics.mean(simulated):.1f}) | {model} | {len(depths)} "
         f"| {statistics.mean(depths):.1f} / {max(depths)} "
         f"| {statistics.mean(rates):,.0f} | {slowest:.3f} |"
     )
@@ -108,22 +116,25 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=4)
     parser.add_argument("--every", type=int, default=5)
     parser.add_argument("--only-idapos", action="store_true", help="skip the classic specs")
+    parser.add_argument("--variants", default="duel_11x11,standard_11x11")
+    parser.add_argument("--idapos", default=";".join(IDAPOS_SPECS), help="';'-separated specs")
     args = parser.parse_args()
+    wanted = args.variants.split(",")
     print("| game | spec | model | moves | depth mean / max | nodes/s | slowest move s |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for variant in VARIANTS:
-        if variant.name not in ("duel_11x11", "standard_11x11"):
+        if variant.name not in wanted:
             continue
         shipped = Game.from_file(GAMES / f"{variant.name}.gdl")
         boards = positions(shipped, args.games, args.every)
         models = {
-            "no spawns": search_game(11, variant.snakes),
+            "no spawns": search_game(variant.size, variant.snakes),
             "shipped": shipped,
         }
         for spec in () if args.only_idapos else SPECS[variant.snakes]:
             for label, game in models.items():
                 print(classic_row(variant.name, spec, label, game, boards, args.clock), flush=True)
-        for spec in IDAPOS_SPECS:
+        for spec in args.idapos.split(";"):
             print(idapos_row(variant.name, spec, shipped, boards, args.clock), flush=True)
 
 
