@@ -123,6 +123,10 @@ class NetCFRPlayer(CFRPlayer):
         self._given = evaluator is not None
         self._rollouts = self.evaluator
         self._puct: ClassicPlayer | None = None  # the PUCT player of this match, if any
+        #: With PUCT, the depth each searched move of the last match reached (the deepest
+        #: tree node, :attr:`ClassicPlayer.depths
+        #: <ggp.players.classic_player.ClassicPlayer.depths>`); empty with CFR-D.
+        self.depths: list[int] = []
         #: Why the player searches without a network (None: it has one, or has not
         #: learnt its game yet).
         self.search_only: str | None = None
@@ -183,12 +187,14 @@ class NetCFRPlayer(CFRPlayer):
     def stop(self, observation: Observation) -> None:
         if self._puct is not None:
             self._puct.stop(observation)
+            self.depths = list(self._puct.depths)
             self._puct = None
         super().stop(observation)
 
     def abort(self) -> None:
         if self._puct is not None:
             self._puct.abort()
+            self.depths = list(self._puct.depths)
             self._puct = None
         super().abort()
 
@@ -234,6 +240,7 @@ class NetCFRPlayer(CFRPlayer):
         return ClassicPlayer(settings, self.rng, evaluator=net)
 
     def start(self, match: MatchInfo) -> None:
+        self.depths = []
         self._puct = self.puct_player(match.game)
         if self._puct is not None:
             self._puct.start(match)

@@ -365,11 +365,13 @@ def run_match_task(task: MatchTask) -> MatchOutput:
 
 def searched_depths(player: Any) -> tuple[int, ...]:
     """The depth each searched move of ``player``'s last match reached, for the search
-    players that count them (classic searches in steps, IDAPOS in rounds); else empty."""
+    players that count them (classic searches and cfr+nn's PUCT in steps, IDAPOS in
+    rounds); else empty."""
     from ggp.players.classic_player import ClassicPlayer
     from ggp.players.idapos_player import IdaposPlayer
+    from ggp.players.net_player import NetCFRPlayer
 
-    if isinstance(player, ClassicPlayer | IdaposPlayer):
+    if isinstance(player, ClassicPlayer | IdaposPlayer | NetCFRPlayer):
         return tuple(player.depths)
     return ()
 

@@ -335,6 +335,7 @@ def test_net_player_searches_with_puct_where_the_moves_are_public(tmp_path: Path
     from ggp.players.classic_player import ClassicPlayer
     from ggp.search.classic.mcts import MCTS
     from ggp.search.evaluator import MixedEvaluator
+    from ggp.training.workers import searched_depths
 
     game = load("tictactoe.gdl")
     path = tmp_path / "best.pt"
@@ -353,6 +354,8 @@ def test_net_player_searches_with_puct_where_the_moves_are_public(tmp_path: Path
         record = run_match(game, players, np.random.default_rng(seed), play_clock_s=30)
         assert record.replacements == ()
         assert player.last_search is None  # no CFR search ran
+        assert player.depths and max(player.depths) >= 1  # PUCT's, kept after the match
+        assert searched_depths(player) == tuple(player.depths)
     cfr = make_player(f"cfr+nn:{path},search=cfr", np.random.default_rng(0), game)
     assert isinstance(cfr, NetCFRPlayer) and cfr.puct_player(game) is None
     plain = make_player(f"cfr+nn:{path},rollout=0", np.random.default_rng(0), game)
