@@ -24,7 +24,7 @@ index only).
 
 Example:
     >>> welch([1.0, 2.0, 1.0, 2.0], [2.0, 3.0, 2.0, 3.0])
-    (-1.7320508075688772, 0.08326451666355042)
+    (-2.449489742783178, 0.014305878435429655)
 """
 
 from __future__ import annotations
@@ -189,7 +189,7 @@ def seating(field: Sequence[str], seed: int, index: int) -> tuple[tuple[str, ...
 
     Example:
         >>> seating(["a", "b", "c"], 0, 0)[0]
-        ('b', 'c', 'a')
+        ('b', 'a', 'c')
     """
     ordered = sorted(field)
     game_seed = _game_seed(seed, ordered, index)
