@@ -24,7 +24,9 @@ inside the tree, and the fact ``(frozen S)``):
   (off the board, into its own body: :func:`~ggp.battlesnake.reflex.certainly_fatal`)
   while it has another (``prune=no`` searches them); the own-death penalty is the
   evaluator's (:mod:`ggp.battlesnake.heuristics`: any death ranks below any live position,
-  survivors keep their goals; the turn breaks ties: die late, win early).
+  survivors keep their goals; the turn breaks ties: die late, win early);
+- with pruning, a move that leaves our snake a single move not certainly fatal is played
+  at once, without a search (:meth:`IdaposPlayer.forced_move`: every depth would play it).
 
 Not (yet) as in the paper: terminal scores by the reason of death (the state does not
 record it), and its +2000 to every other snake's max^n score once ours is dead.
@@ -68,7 +70,7 @@ import numpy as np
 
 from ggp.battlesnake.board import Board, board_size, board_state, read_board, search_game
 from ggp.battlesnake.heuristics import SnakeHeuristicEvaluator
-from ggp.battlesnake.reflex import certainly_fatal, reflex_move
+from ggp.battlesnake.reflex import REFLEX_ORDER, certainly_fatal, reflex_move
 from ggp.battlesnake.simple_heuristics import (
     SIMPLE_HEURISTICS,
     SimpleHeuristic,
@@ -205,6 +207,11 @@ class IdaposPlayer(BoardPlayer):
         search_game(board_size(match.game), len(snakes))  # ground it on the start clock
 
     def board_move(self, board: Board, deadline: float) -> str:
+        forced = self.forced_move(board)
+        if forced is not None:  # as ClassicPlayer with one legal move: no search, no depth
+            self.last_played_out = []
+            self.last_nodes = 0
+            return forced
         with collector_paused():  # as ClassicPlayer: no collection inside the move clock
             try:
                 move = self.search(board, deadline - self.settings.margin_s)
@@ -212,6 +219,16 @@ class IdaposPlayer(BoardPlayer):
                 gc.freeze()
         self.depths.append(len(self.last_played_out))
         return move
+
+    def forced_move(self, board: Board) -> str | None:
+        """Our only move that is not certainly fatal, when the search prunes the others
+        (``prune=yes``): every depth of the search would play it, and so would the reflex
+        policy, so it is played at once. None when there are two or more, or none."""
+        if not self.settings.prune:
+            return None
+        fatal = certainly_fatal(board, self.index)
+        safe = [move for move in REFLEX_ORDER if move not in fatal]
+        return safe[0] if len(safe) == 1 else None
 
     def search(self, board: Board, stop_at: float) -> str:
         """The move (``up``, ``down``, ``left``, ``right``) of the deepest depth finished

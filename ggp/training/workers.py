@@ -10,13 +10,16 @@ reloading only the weights.
 :class:`WorkerPool` runs tasks on ``process`` (a local process pool), ``ray`` (Ray
 remote tasks, ``pip install ray``; a local Ray instance is started unless one is
 running) or ``inline`` (in the calling process, for tests), always returning
-:class:`concurrent.futures.Future` objects.
+:class:`concurrent.futures.Future` objects. Local workers ignore SIGINT: a Ctrl-C (or a
+``kill -INT`` of the command) interrupts the calling process, which then stops its workers
+at once, with the tasks they were running (a log keeps every task that had finished).
 """
 
 from __future__ import annotations
 
 import logging
 import multiprocessing
+import signal
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -381,6 +384,7 @@ def searched_depths(player: Any) -> tuple[int, ...]:
 
 def _init_worker() -> None:
     torch.set_num_threads(1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the calling process stops us
     logging.basicConfig(level=logging.WARNING)
 
 
@@ -437,10 +441,19 @@ class WorkerPool:
             done.set_exception(e)
         return done
 
-    def close(self) -> None:
-        """Stop the workers (tasks not started are dropped)."""
+    def close(self, terminate: bool = False) -> None:
+        """Stop the workers: tasks not started are dropped; running ones finish, or with
+        ``terminate`` end at once (local processes; the pool's exit on an exception, as
+        a Ctrl-C, does this)."""
         if self._executor is not None:
+            # 3.14 has ProcessPoolExecutor.terminate_workers(); before it, the processes.
+            processes = list(getattr(self._executor, "_processes", {}).values())
             self._executor.shutdown(wait=False, cancel_futures=True)
+            if terminate:
+                for process in processes:
+                    process.terminate()
+                for process in processes:
+                    process.join(5.0)
             self._executor = None
         if self._ray is not None:
             self._ray = None
@@ -448,8 +461,8 @@ class WorkerPool:
     def __enter__(self) -> WorkerPool:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        self.close(terminate=kind is not None)
 
 
 def game_name(path: str | Path) -> str:

@@ -100,6 +100,28 @@ def test_idapos_prunes_the_simulated_snakes_fatal_moves() -> None:
         parse_idapos_options("prune=maybe")
 
 
+def test_idapos_plays_a_forced_move_without_searching() -> None:
+    game = search_game(7, 3)
+    # snake3 heads down into the bottom-right corner: down and right are off the board,
+    # up is its neck; left is its one move that is not certainly fatal
+    start = board(*START3)
+    player = IdaposPlayer(parse_idapos_options("depth=2"))
+    player.start(MatchInfo("m", game, game.roles[2]))
+    assert player.forced_move(start) == "left"
+    assert player.search(start, float("inf")) == "left"  # what the search plays too
+    assert player.last_nodes > 0
+    assert player.board_move(start, float("inf")) == "left"
+    assert player.last_nodes == 0 and player.depths == []  # no search, no depth counted
+    player = IdaposPlayer(parse_idapos_options("depth=2"))
+    player.start(MatchInfo("m", game, game.roles[0]))
+    assert player.forced_move(start) is None  # snake1 has three
+    assert player.board_move(start, float("inf")) in ("down", "right", "up")
+    assert player.last_nodes > 0 and player.depths == [2]
+    unpruned = IdaposPlayer(parse_idapos_options("depth=2,prune=no"))
+    unpruned.start(MatchInfo("m", game, game.roles[2]))
+    assert unpruned.forced_move(start) is None  # prune=no searches every move
+
+
 def test_reflex_prefers_food_and_fears_longer_heads() -> None:
     me = SnakeBody(((3, 3), (3, 2), (3, 1)), 90)  # heading up
     assert reflex_move(board(me, None, food=((2, 3),)), 0) == "left"  # 3 for food > 1 for hold
