@@ -6,7 +6,13 @@
 # TABLE (the commands are those benchmarks/RESULTS.md gives for each table):
 #   connectfour, breakthrough   issue 14 point 6: each classic search vs random and mcts
 #   snake-heuristics, snake-algorithms
-#                               issue 15 point 5: the paper's Table 1, 8-snake board
+#                               issue 15 point 5: the paper's Table 1, 8-snake board,
+#                               100 ms a move (two of each variant)
+#   snake4-heuristics, snake4-algorithms
+#                               the same columns on the standard 11x11 four-snake game,
+#                               500 ms a move (one of each)
+#   snake-duels                 IDAPOS against each other variant on the 11x11 duel,
+#                               500 ms a move, 100 games a seat
 #
 # Each table runs as its own `ggp eval` / `ggp tournament` with WORKERS workers, all the
 # tables at once, and is stopped (SIGINT, as Ctrl-C) after SECONDS; a log keeps every
@@ -18,7 +24,7 @@
 # once the games are in).
 set -u
 if [ $# -lt 3 ]; then
-  sed -n 2,18p "$0" | sed 's/^# \{0,1\}//'
+  sed -n 2,23p "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 seconds=$1 workers=$2
@@ -38,12 +44,17 @@ classic() {  # GAME LOG PLAYERS...: each player vs random and mcts, one after th
   done
 }
 
-snakes() {  # FIELD LOG
-  "$ggp" tournament games/battlesnake/eight_11x11.gdl --games 500 --workers "$workers" \
-    --play-clock 0.13 --seed 0 --no-progress --field "$1" --log "$data/$2"
+snakes() {  # GAME CLOCK FIELD LOG: a tournament of 500 games
+  "$ggp" tournament "games/battlesnake/$1" --games 500 --workers "$workers" \
+    --play-clock "$2" --seed 0 --no-progress --field "$3" --log "$data/$4"
 }
 
 M=margin=0.03 T=weights=tuned
+heuristics="idapos:$T,$M,idapos:eval=greedy,$M,idapos:eval=aggressive,$M,idapos:eval=tailchaser,$M"
+algorithms="idapos:$T,$M,idapos:search=maxn,$T,$M,idapos:search=alphabeta,$T,$M,idapos:search=minimax,$T,$M"
+# the duels' opponents: every variant of both columns but IDAPOS itself
+duels="idapos:eval=greedy,$M;idapos:eval=aggressive,$M;idapos:eval=tailchaser,$M"
+duels="$duels;idapos:search=maxn,$T,$M;idapos:search=alphabeta,$T,$M;idapos:search=minimax,$T,$M"
 pids=()
 for table in "$@"; do
   case $table in
@@ -52,13 +63,22 @@ for table in "$@"; do
     breakthrough)
       classic breakthrough.kif eval-breakthrough.jsonl alphabeta pvs mtdf paranoid maxn mcts & ;;
     snake-heuristics)
-      snakes "idapos:$T,$M,idapos:eval=greedy,$M,idapos:eval=aggressive,$M,idapos:eval=tailchaser,$M" \
-        battlesnake-table1-heuristics.jsonl & ;;
+      snakes eight_11x11.gdl 0.13 "$heuristics" battlesnake-table1-heuristics.jsonl & ;;
     snake-algorithms)
-      snakes "idapos:$T,$M,idapos:search=maxn,$T,$M,idapos:search=alphabeta,$T,$M,idapos:search=minimax,$T,$M" \
-        battlesnake-table1-algorithms.jsonl & ;;
+      snakes eight_11x11.gdl 0.13 "$algorithms" battlesnake-table1-algorithms.jsonl & ;;
+    snake4-heuristics)
+      snakes standard_11x11.gdl 0.53 "$heuristics" battlesnake-four-heuristics.jsonl & ;;
+    snake4-algorithms)
+      snakes standard_11x11.gdl 0.53 "$algorithms" battlesnake-four-algorithms.jsonl & ;;
+    snake-duels)
+      ( IFS=';'
+        for opponent in $duels; do
+          "$ggp" eval games/battlesnake/duel_11x11.gdl --player "idapos:$T,$M" \
+            --vs "$opponent" --games 100 --workers "$workers" --play-clock 0.53 --seed 0 \
+            --wdl --no-progress --log "$data/battlesnake-duels.jsonl"
+        done ) & ;;
     *)
-      echo "play_tables.sh: no table '$table' (connectfour, breakthrough, snake-heuristics, snake-algorithms)" >&2
+      echo "play_tables.sh: no table '$table' (see play_tables.sh with no arguments)" >&2
       kill "${pids[@]}" 2>/dev/null
       exit 2 ;;
   esac
@@ -78,6 +98,6 @@ timer=$!
 wait "${pids[@]}" 2>/dev/null
 kill "$timer" 2>/dev/null
 if [ -n "${OUT:-}" ]; then
-  cp "$data"/eval-*.jsonl "$data"/battlesnake-table1-*.jsonl "$OUT"/ 2>/dev/null
+  cp "$data"/*.jsonl "$OUT"/
 fi
-wc -l "$data"/eval-*.jsonl "$data"/battlesnake-table1-*.jsonl
+wc -l "$data"/*.jsonl
