@@ -7,7 +7,10 @@ player and role, one column per opponent; each cell the games played so far, the
 out of 100 (win 1, draw 0.5) with its 95% interval, the searches' depth per move (median,
 lowest-deepest; MCTS: the deepest tree node) and the machines that played it.
 
-    .venv/bin/python benchmarks/eval_tables.py [benchmarks/data/eval-*.jsonl ...]
+With ``--wdl`` (the RTS tables of issue 16, as the RTMM paper prints them): one row per
+player, each cell its wins-draws-losses against the column over both seats.
+
+    .venv/bin/python benchmarks/eval_tables.py [--wdl] [benchmarks/data/eval-*.jsonl ...]
 """
 
 from __future__ import annotations
@@ -29,15 +32,9 @@ def table(path: Path) -> str:
     """The Markdown table of one log."""
     cells: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
     games: set[str] = set()
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-            cells[(record["player"], record["role"], record["opponent"])].append(record)
-            games.add(record["game"])
-        except (ValueError, KeyError) as e:
-            sys.exit(f"{path}:{number}: not a match record ({e})")
+    for record in _records(path):
+        cells[(record["player"], record["role"], record["opponent"])].append(record)
+        games.add(record["game"])
     players = sorted({p for p, _, _ in cells}, key=_order)
     roles = sorted({r for _, r, _ in cells})
     opponents = sorted({o for _, _, o in cells}, key=_order)
@@ -62,8 +59,49 @@ def table(path: Path) -> str:
     return "\n".join(lines)
 
 
+def wdl_table(path: Path) -> str:
+    """The W-D-L table of one log: rows the players, both seats pooled."""
+    cells: dict[tuple[str, str], list[float]] = defaultdict(list)
+    games: set[str] = set()
+    for record in _records(path):
+        cells[(record["player"], record["opponent"])].append(float(record["score"]))
+        games.add(record["game"])
+    players = sorted({p for p, _ in cells}, key=_order)
+    opponents = sorted({o for _, o in cells}, key=_order)
+    lines = [
+        f"**{', '.join(sorted(games))}** ({path}): wins-draws-losses of the row against the "
+        "column, both seats",
+        "",
+        "| row \\ vs | " + " | ".join(opponents) + " |",
+        "| --- |" + " --- |" * len(opponents),
+    ]
+    for player in players:
+        row = [f"`{player}`"]
+        for opponent in opponents:
+            scores = cells.get((player, opponent), [])
+            wins, draws = sum(s == 1 for s in scores), sum(s == 0.5 for s in scores)
+            row.append(f"{wins}-{draws}-{len(scores) - wins - draws}" if scores else "")
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    records = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            record["player"], record["opponent"], record["role"], record["game"]
+        except (ValueError, KeyError) as e:
+            sys.exit(f"{path}:{number}: not a match record ({e})")
+        records.append(record)
+    return records
+
+
 def _order(spec: str) -> tuple[int, str]:
     known = ["random", "alphabeta", "pvs", "mtdf", "paranoid", "maxn", "mcts"]
+    known += ["rtsbot:stochastic", "rtsbot:rush", "rtmm:time=0.1", "rrtmm:time=0.1"]
     return (known.index(spec) if spec in known else len(known), spec)
 
 
@@ -89,11 +127,12 @@ def _relative(path: Path) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("logs", nargs="*", type=Path, help="logs (default benchmarks/data/eval-*)")
+    parser.add_argument("--wdl", action="store_true", help="W-D-L over both seats (RTS tables)")
     args = parser.parse_args()
     # the default logs named as RESULTS.md names them: relative to the folder the command
     # runs in where they lie beneath it
     logs = args.logs or [_relative(path) for path in sorted(DATA.glob("eval-*.jsonl"))]
-    print("\n\n".join(table(path) for path in logs))
+    print("\n\n".join((wdl_table if args.wdl else table)(path) for path in logs))
 
 
 if __name__ == "__main__":

@@ -13,6 +13,9 @@
 #                               500 ms a move (one of each)
 #   snake-duels                 IDAPOS against each other variant on the 11x11 duel,
 #                               500 ms a move, 100 games a seat
+#   rts-melee, rts-full         issue 16 point 4: the paper's Tables 3 and 4, each pairing
+#                               of the bots and RTMM / RRTMM (0.1 s a decision), 50 games
+#                               a seat; the bots' cells first, the searches' last
 #
 # Each table runs as its own `ggp eval` / `ggp tournament` with WORKERS workers, all the
 # tables at once, and is stopped (SIGINT, as Ctrl-C) after SECONDS; a log keeps every
@@ -24,7 +27,7 @@
 # once the games are in).
 set -u
 if [ $# -lt 3 ]; then
-  sed -n 2,23p "$0" | sed 's/^# \{0,1\}//'
+  sed -n 2,26p "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 seconds=$1 workers=$2
@@ -55,6 +58,16 @@ algorithms="idapos:$T,$M,idapos:search=maxn,$T,$M,idapos:search=alphabeta,$T,$M,
 # the duels' opponents: every variant of both columns but IDAPOS itself
 duels="idapos:eval=greedy,$M;idapos:eval=aggressive,$M;idapos:eval=tailchaser,$M"
 duels="$duels;idapos:search=maxn,$T,$M;idapos:search=alphabeta,$T,$M;idapos:search=minimax,$T,$M"
+rts() {  # GAME LOG: the upper triangle of the paper's table, cheapest rows first
+  local game=$1 log=$2 row col vs
+  local field=(rtsbot:stochastic rtsbot:rush rtmm:time=0.1 rrtmm:time=0.1)
+  for row in 0 1 2 3; do
+    vs=$(IFS=,; echo "${field[*]:$row}")
+    "$ggp" eval "games/rts/$game" --player "${field[$row]}" --vs "$vs" --games 50 \
+      --workers "$workers" --play-clock 1 --seed 0 --wdl --no-progress --log "$data/$log"
+  done
+}
+
 pids=()
 for table in "$@"; do
   case $table in
@@ -77,6 +90,10 @@ for table in "$@"; do
             --vs "$opponent" --games 100 --workers "$workers" --play-clock 0.53 --seed 0 \
             --wdl --no-progress --log "$data/battlesnake-duels.jsonl"
         done ) & ;;
+    rts-melee)
+      rts rts_8x8_melee.gdl rts-melee.jsonl & ;;
+    rts-full)
+      rts rts_8x8_full.gdl rts-full.jsonl & ;;
     *)
       echo "play_tables.sh: no table '$table' (see play_tables.sh with no arguments)" >&2
       kill "${pids[@]}" 2>/dev/null
