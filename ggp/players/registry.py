@@ -26,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -104,12 +105,14 @@ NET_OPTIONS = {
     "(NetSettings.search)",
     "rollout": "search mcts: weight of random playouts in a leaf's value, 0..1 "
     "(NetSettings.rollout_weight)",
+    "time": "seconds a move's search takes at most, > 0 (CFRSettings.max_time_s; default "
+    "0.7, and never past the play clock less 0.15 s)",
 }
 
 
 def _cfr_nn(request: PlayerRequest) -> Player:
-    """``cfr+nn[:PATH][,mix=M][,model=W][,search=S][,rollout=L]`` (the path may also come
-    last or not at all)."""
+    """``cfr+nn[:PATH][,mix=M][,model=W][,search=S][,rollout=L][,time=T]`` (the path may
+    also come last or not at all)."""
     from dataclasses import replace
 
     from ggp.players.net_player import PLAY_SETTINGS, SEARCHES, NetCFRPlayer, NetSettings, Search
@@ -134,19 +137,24 @@ def _cfr_nn(request: PlayerRequest) -> Player:
                 )
             search = value
             continue
-        problem = GameError(f"cfr+nn option {key} must be a number in 0..1, not {value!r}")
+        what = "a number of seconds > 0" if key == "time" else "a number in 0..1"
+        problem = GameError(f"cfr+nn option {key} must be {what}, not {value!r}")
         try:
             number = float(value)
         except ValueError:
             raise problem from None
-        if not 0.0 <= number <= 1.0:
+        if not (0.0 < number < math.inf if key == "time" else 0.0 <= number <= 1.0):
             raise problem
         options[key] = number
     defaults = NetSettings()
+    most = options.get("time", PLAY_SETTINGS.max_time_s)
     player = NetCFRPlayer(
         checkpoint,
         settings=replace(
-            PLAY_SETTINGS, model_weight=options.get("model", PLAY_SETTINGS.model_weight)
+            PLAY_SETTINGS,
+            model_weight=options.get("model", PLAY_SETTINGS.model_weight),
+            max_time_s=most,
+            min_time_s=min(PLAY_SETTINGS.min_time_s, most),
         ),
         rng=request.rng,
         net_settings=replace(

@@ -377,3 +377,11 @@ def test_net_player_searches_with_puct_where_the_moves_are_public(tmp_path: Path
         make_player(f"cfr+nn:{path},search=ab", np.random.default_rng(0), game)
     with pytest.raises(GameError, match=r"option rollout must be a number in 0\.\.1"):
         make_player(f"cfr+nn:{path},rollout=2", np.random.default_rng(0), game)
+    quick = make_player(f"cfr+nn:{path},time=0.05", np.random.default_rng(0), game)
+    assert isinstance(quick, NetCFRPlayer)
+    assert (quick.settings.max_time_s, quick.settings.min_time_s) == (0.05, 0.05)
+    quick_puct = quick.puct_player(game)
+    assert quick_puct is not None and quick_puct.settings.max_time_s == 0.05
+    for bad in ("0", "-1", "inf", "soon"):
+        with pytest.raises(GameError, match="option time must be a number of seconds > 0"):
+            make_player(f"cfr+nn:{path},time={bad}", np.random.default_rng(0), game)
