@@ -101,6 +101,7 @@ def _records(path: Path) -> list[dict[str, Any]]:
 
 def _order(spec: str) -> tuple[int, str]:
     known = ["random", "alphabeta", "pvs", "mtdf", "paranoid", "maxn", "mcts"]
+    known += ["rtsbot:random", "rtsbot:follower", "rtmm:time=0.05", "rrtmm:time=0.05"]
     known += ["rtsbot:stochastic", "rtsbot:rush", "rtmm:time=0.1", "rrtmm:time=0.1"]
     return (known.index(spec) if spec in known else len(known), spec)
 

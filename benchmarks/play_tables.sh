@@ -18,7 +18,7 @@
 #                               a seat; the bots' cells first, the searches' last
 #
 # Each table runs as its own `ggp eval` / `ggp tournament` with WORKERS workers, all the
-# tables at once, and is stopped (SIGINT, as Ctrl-C) after SECONDS; a log keeps every
+# tables at once, and is stopped (as by Ctrl-C) after SECONDS; a log keeps every
 # finished game, and a later run (here or on another machine, from a copy of the logs)
 # goes on where it stopped. Give each table no more workers than the cores it may use:
 # the searches run on a clock. With $OUT set (the lent device machine), the logs are
@@ -103,13 +103,12 @@ for table in "$@"; do
 done
 
 # Stop every table after SECONDS: first the loop of each table (so it starts no next
-# player), then its ggp process and that process's pool workers, with SIGINT as Ctrl-C.
-descendants() { local c; for c in $(pgrep -P "$1"); do echo "$c"; descendants "$c"; done; }
+# player), then its ggp process (SIGTERM: it stops as on Ctrl-C, and stops its workers).
 ( sleep "$seconds"
   for p in "${pids[@]}"; do
-    tree=$(descendants "$p")
+    ggps=$(pgrep -P "$p")
     kill "$p" 2>/dev/null
-    for c in $tree; do kill -INT "$c" 2>/dev/null; done
+    for c in $ggps; do kill "$c" 2>/dev/null; done
   done ) &
 timer=$!
 wait "${pids[@]}" 2>/dev/null

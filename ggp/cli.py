@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
+import threading
 import time
 from collections.abc import Sequence
 
@@ -452,8 +454,17 @@ def _add_play_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     play.set_defaults(handler=cmd_play)
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``ggp`` command line; returns the exit status."""
+    """Run the ``ggp`` command line; returns the exit status.
+
+    A SIGTERM (``kill``) stops a command as Ctrl-C does: logs keep what finished, worker
+    processes are stopped, a server shuts down. It also works where Ctrl-C's SIGINT is
+    ignored, as in a command started with ``&`` from a script.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(
@@ -461,6 +472,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(levelname)s %(name)s: %(message)s",
     )
     started = time.monotonic()
+    on_main_thread = threading.current_thread() is threading.main_thread()
+    before = signal.signal(signal.SIGTERM, _interrupt) if on_main_thread else None
     try:
         status: int = args.handler(args)
     except GGPError as e:
@@ -469,6 +482,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    finally:
+        if on_main_thread:
+            signal.signal(signal.SIGTERM, before)
     logging.getLogger(__name__).info("done in %.2f s", time.monotonic() - started)
     return status
 
