@@ -75,6 +75,7 @@ from ggp.reasoning.budget import Budget
 from ggp.reasoning.demand import with_demand
 from ggp.reasoning.joins import (
     Plan,
+    Shape,
     Store,
     instantiator,
     largest_relation,
@@ -114,6 +115,9 @@ logger = logging.getLogger(__name__)
 
 _CHECK_EVERY = 1 << 14  # derivations between two looks at the budget
 
+View = tuple[Term, ...]  # an atom's subterms at the leaves of a literal's shape
+Emit = Callable[[list[Term], list[Term]], None]  # run_plan's callback
+
 
 @dataclass(frozen=True, slots=True)
 class GroundingLimits:
@@ -122,8 +126,9 @@ class GroundingLimits:
     The size defaults are about 50 times what the largest game of the corpus needs (the
     11x11, 4-snake battlesnake: 21k atoms, 108k rule instances, 231k derivations) and
     keep memory to about 1 GB. The time and memory budgets (:mod:`ggp.reasoning.budget`)
-    cover grounding and building the network together: the largest game that grounds
-    (the 11x11 four-snake battlesnake with 121 body cells) takes about 2.5 s of the 8.
+    cover grounding and building the network together: the largest of our games (the
+    eight-snake Battlesnake board, RTS-Full) take about 4 s of the 8
+    (``benchmarks/bench_grounding.py``).
 
     Attributes:
         max_atoms: Most ground atoms (static and possible dynamic ones together).
@@ -372,7 +377,7 @@ class _Grounder:
         pending_set: set[Term] = set()
         known = store.known
 
-        def make_emit(rule: NormalRule, slots: Mapping[Var, int]) -> Callable[..., None]:
+        def make_emit(rule: NormalRule, slots: Mapping[Var, int]) -> Emit:
             head = instantiator(rule.head, slots)
             relation = relation_of(rule.head)
             label = f"{relation[0].split(' ')[0]}/{relation[1]}"  # adornments dropped
@@ -399,21 +404,33 @@ class _Grounder:
         delta = self._commit(pending, pending_set)
         if not recursive:
             return
-        plans: dict[tuple[int, int], Plan] = {}
+        # Per (rule, literal scanned over the delta): its plan, the shape of that literal
+        # and its emit, made once; per round, the delta's views per (relation, shape).
+        plans: dict[tuple[int, int], tuple[Plan, tuple[Shape | None, ...], Emit]] = {}
+        scans = [
+            (r, p, relation_of(literal))
+            for r, rule in enumerate(rules)
+            for p, literal in enumerate(rule.positive)
+            if relation_of(literal) in members
+        ]
         while delta:
-            for r, rule in enumerate(rules):
-                for p, literal in enumerate(rule.positive):
-                    relation = relation_of(literal)
-                    if relation not in members or relation not in delta:
-                        continue
-                    if (r, p) not in plans:
-                        plans[(r, p)] = plan_rule(rule, p, self._size, self.static, False)
-                    plan = plans[(r, p)]
+            round_views: dict[tuple[Relation, tuple[Shape | None, ...]], list[View]] = {}
+            for r, p, relation in scans:
+                if relation not in delta:
+                    continue
+                if (r, p) not in plans:
+                    rule = rules[r]
+                    plan = plan_rule(rule, p, self._size, self.static, False)
                     step = next(s for s in plan.steps if s.kind == "delta")
-                    viewer = make_viewer(step.shapes)
+                    plans[(r, p)] = (plan, step.shapes, make_emit(rule, plan.slots))
+                plan, shapes, emit = plans[(r, p)]
+                views = round_views.get((relation, shapes))
+                if views is None:
+                    viewer = make_viewer(shapes)
                     views = [v for a in delta[relation] if (v := viewer(a)) is not None]
-                    if views:
-                        run_plan(self.store, plan, views, make_emit(rule, plan.slots))
+                    round_views[(relation, shapes)] = views
+                if views:
+                    run_plan(self.store, plan, views, emit)
             self._check_derivations()
             delta = self._commit(pending, pending_set)
 
@@ -446,6 +463,7 @@ class _Grounder:
         seen: set[GroundRule] = set()
         static, magic, origin = self.static, self.magic, self.origin
         renamed: dict[Term, Term] = {}
+        renaming = bool(origin)
 
         def original(atom: Term) -> Term:
             """An adorned relation's atom as the game relation's atom."""
@@ -483,11 +501,18 @@ class _Grounder:
                 self.derivations += 1
                 if self.derivations >= self._next_check:
                     self._check_budget(f"instantiating the rules of {label}")
-                instance = GroundRule(
-                    original(head(env)),
-                    tuple(dict.fromkeys([original(p(env)) for p in positives])),
-                    tuple(dict.fromkeys([original(atom) for atom in negdyn])),
-                )
+                if renaming:
+                    instance = GroundRule(
+                        original(head(env)),
+                        tuple(dict.fromkeys([original(p(env)) for p in positives])),
+                        tuple(dict.fromkeys([original(atom) for atom in negdyn])),
+                    )
+                else:  # no adorned relations (demand off, the default): the atoms as made
+                    instance = GroundRule(
+                        head(env),
+                        tuple(dict.fromkeys([p(env) for p in positives])),
+                        tuple(dict.fromkeys(negdyn)) if negdyn else (),
+                    )
                 if instance not in seen:
                     seen.add(instance)
                     result.append(instance)

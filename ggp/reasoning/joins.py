@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import NamedTuple
 
 from ggp.errors import GroundingError
@@ -63,27 +64,60 @@ def make_viewer(shapes: tuple[Shape | None, ...]) -> Callable[[Term], tuple[Term
     """A function from a ground atom to the subterms at the leaves of ``shapes``.
 
     It returns None when the atom does not have the shape (another functor or arity).
+    The function is compiled to straight-line code per shape (a walk over the shape per
+    atom was a tenth of grounding the largest games) and kept for the next request.
+
+    >>> view = make_viewer((None, ("pos", (None, None))))
+    >>> view(Func("at", (Const("a"), Func("pos", (Const("1"), Const("2"))))))
+    (Const('a'), Const('1'), Const('2'))
+    >>> view(Func("at", (Const("a"), Const("home")))) is None
+    True
     """
+    viewer = _viewers.get(shapes)
+    if viewer is None:
+        viewer = _viewers[shapes] = _compile_viewer(shapes)
+    return viewer
+
+
+_viewers: dict[tuple[Shape | None, ...], Callable[[Term], tuple[Term, ...] | None]] = {}
+
+
+def _compile_viewer(
+    shapes: tuple[Shape | None, ...],
+) -> Callable[[Term], tuple[Term, ...] | None]:
     if all(shape is None for shape in shapes):
-        return lambda atom: atom.args
+        return _args
+    lines = ["def view(atom):", "    a0 = atom.args"]
+    leaves: list[str] = []
+    names: dict[str, str] = {}
+    counter = [0]
 
-    def view(atom: Term) -> tuple[Term, ...] | None:
-        out: list[Term] = []
-        stack: list[tuple[Term, Shape | None]] = list(
-            zip(reversed(atom.args), reversed(shapes), strict=True)
-        )
-        while stack:
-            term, shape = stack.pop()
+    def walk(args: str, children: tuple[Shape | None, ...]) -> None:
+        for i, shape in enumerate(children):
             if shape is None:
-                out.append(term)
+                leaves.append(f"{args}[{i}]")
                 continue
-            name, children = shape
-            if term.name != name or len(term.args) != len(children):
-                return None
-            stack.extend(zip(reversed(term.args), reversed(children), strict=True))
-        return tuple(out)
+            name, grandchildren = shape
+            counter[0] += 1
+            t, a = f"t{counter[0]}", f"a{counter[0]}"
+            constant = names.setdefault(name, f"n{len(names)}")
+            lines.append(f"    {t} = {args}[{i}]")
+            lines.append(f"    {a} = {t}.args")
+            lines.append(
+                f"    if {t}.name != {constant} or len({a}) != {len(grandchildren)}: return None"
+            )
+            walk(a, grandchildren)
 
+    walk("a0", shapes)
+    lines.append(f"    return ({', '.join(leaves)},)")
+    namespace: dict[str, object] = {constant: name for name, constant in names.items()}
+    exec("\n".join(lines), namespace)  # the code is built above from the shape only
+    view: Callable[[Term], tuple[Term, ...] | None] = namespace["view"]  # type: ignore[assignment]
     return view
+
+
+def _args(atom: Term) -> tuple[Term, ...]:
+    return atom.args
 
 
 class Views:
@@ -374,6 +408,58 @@ def instantiator(term: Term, slots: Mapping[Var, int]) -> Callable[[list[Term]],
     return lambda env: Func(name, tuple([p(env) for p in parts]))
 
 
+def key_maker(
+    sources: tuple[tuple[Term | None, int], ...],
+) -> Callable[[list[Term]], tuple[Term, ...]]:
+    """The index key of a "pos" step from a binding: per key position, a constant or the
+    term bound to a slot (``Step.key_sources``).
+
+    >>> key_maker(((None, 1), (Const("x"), -1)))([Const("a"), Const("b")])
+    (Const('b'), Const('x'))
+    """
+    if all(c is None for c, _ in sources):
+        slots = [slot for _, slot in sources]
+        if len(slots) == 1:
+            (s0,) = slots
+            return lambda env: (env[s0],)
+        if len(slots) == 2:
+            s0, s1 = slots
+            return lambda env: (env[s0], env[s1])
+        return lambda env: tuple([env[s] for s in slots])
+    if all(c is not None for c, _ in sources):
+        constant = tuple(c for c, _ in sources if c is not None)
+        return lambda env: constant
+    return lambda env: tuple([env[slot] if c is None else c for c, slot in sources])
+
+
+def filter_views(
+    views: list[tuple[Term, ...]],
+    checks: tuple[tuple[int, Term], ...],
+    repeats: tuple[tuple[int, int], ...],
+) -> list[tuple[Term, ...]]:
+    """The views with the constant ``c`` at each ``(position, c)`` of ``checks`` and the
+    same term at both positions of each pair of ``repeats``.
+
+    >>> a, b = Const("a"), Const("b")
+    >>> filter_views([(a, a), (a, b), (b, b)], ((0, a),), ())
+    [(Const('a'), Const('a')), (Const('a'), Const('b'))]
+    >>> filter_views([(a, a), (a, b), (b, b)], ((0, a),), ((1, 0),))
+    [(Const('a'), Const('a'))]
+    """
+    if not repeats and len(checks) == 1:  # the usual cases, without a generator per view
+        ((p0, c0),) = checks
+        return [view for view in views if view[p0] is c0]
+    if not repeats:  # terms compare by identity: the tuples' == is the checks' "is"
+        picks = itemgetter(*(p for p, _ in checks))
+        wanted = tuple(c for _, c in checks)
+        return [view for view in views if picks(view) == wanted]
+    return [
+        view
+        for view in views
+        if all(view[p] is c for p, c in checks) and all(view[p] is view[q] for p, q in repeats)
+    ]
+
+
 def run_plan(
     store: Store,
     plan: Plan,
@@ -388,11 +474,17 @@ def run_plan(
     negdyn: list[Term] = []
     instantiators: dict[int, Callable[[list[Term]], Term]] = {}
     indexes: list[dict[tuple[Term, ...], list[tuple[Term, ...]]] | None] = []
+    keys: list[Callable[[list[Term]], tuple[Term, ...]] | None] = []
     for i, step in enumerate(steps):
+        keys.append(key_maker(step.key_sources) if step.kind == "pos" else None)
         if step.kind == "pos":
             indexes.append(store.index(step.relation, step.shapes, step.key_positions))
         else:
             indexes.append(None)
+            # The constants and repeated variables of the literal scanned over the delta
+            # do not depend on the binding: its views are filtered once, not per visit.
+            if step.kind == "delta" and delta is not None and (step.checks or step.repeats):
+                delta = filter_views(delta, step.checks, step.repeats)
             if step.kind in ("neg", "negdyn"):
                 instantiators[i] = instantiator(step.literal, plan.slots)
             elif step.kind == "distinct":
@@ -406,10 +498,9 @@ def run_plan(
         step = steps[i]
         kind = step.kind
         if kind == "pos":
-            index = indexes[i]
-            assert index is not None
-            key = tuple([env[slot] if c is None else c for c, slot in step.key_sources])
-            bucket = index.get(key)
+            index, key = indexes[i], keys[i]
+            assert index is not None and key is not None
+            bucket = index.get(key(env))
             if not bucket:
                 return
             binds, repeats = step.binds, step.repeats
@@ -421,14 +512,9 @@ def run_plan(
                 recurse(i + 1)
         elif kind == "delta":
             assert delta is not None
-            binds, repeats = step.binds, step.repeats
-            checks, bound_checks = step.checks, step.bound_checks
-            for view in delta:
-                if checks and any(view[p] is not c for p, c in checks):
-                    continue
+            binds, bound_checks = step.binds, step.bound_checks
+            for view in delta:  # checks and repeats filtered above
                 if bound_checks and any(view[p] is not env[s] for p, s in bound_checks):
-                    continue
-                if repeats and any(view[p] is not view[q] for p, q in repeats):
                     continue
                 for position, slot in binds:
                     env[slot] = view[position]

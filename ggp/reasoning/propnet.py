@@ -217,24 +217,20 @@ class _Builder:
             return self.args[child][0]
         return self.node(Op.NOT, (child,))
 
-    def _negation_of(self, node: int) -> int | None:
-        return self.args[node][0] if self.ops[node] == Op.NOT else None
-
     def and_(self, children: Iterable[int]) -> int:
         items = set(children)
         items.discard(TRUE_NODE)
         if FALSE_NODE in items:
             return FALSE_NODE
+        ops, args = self.ops, self.args
+        absorbed = []
         for item in items:
-            negated = self._negation_of(item)
-            if negated is not None and negated in items:
-                return FALSE_NODE
-        # Absorption: AND(a, OR(a, b)) = a.
-        absorbed = [
-            item
-            for item in items
-            if self.ops[item] == Op.OR and any(arg in items for arg in self.args[item])
-        ]
+            op = ops[item]
+            if op is Op.NOT:  # AND(a, NOT a) = FALSE
+                if args[item][0] in items:
+                    return FALSE_NODE
+            elif op is Op.OR and not items.isdisjoint(args[item]):
+                absorbed.append(item)  # absorption: AND(a, OR(a, b)) = a
         items.difference_update(absorbed)
         if not items:
             return TRUE_NODE
@@ -247,16 +243,15 @@ class _Builder:
         items.discard(FALSE_NODE)
         if TRUE_NODE in items:
             return TRUE_NODE
+        ops, args = self.ops, self.args
+        absorbed = []
         for item in items:
-            negated = self._negation_of(item)
-            if negated is not None and negated in items:
-                return TRUE_NODE
-        # Absorption: OR(a, AND(a, b)) = a.
-        absorbed = [
-            item
-            for item in items
-            if self.ops[item] == Op.AND and any(arg in items for arg in self.args[item])
-        ]
+            op = ops[item]
+            if op is Op.NOT:  # OR(a, NOT a) = TRUE
+                if args[item][0] in items:
+                    return TRUE_NODE
+            elif op is Op.AND and not items.isdisjoint(args[item]):
+                absorbed.append(item)  # absorption: OR(a, AND(a, b)) = a
         items.difference_update(absorbed)
         if not items:
             return FALSE_NODE
@@ -326,17 +321,28 @@ def build_propnet(program: GroundProgram, budget: Budget | None = None) -> Propn
     static_relations = program.static_relations
     atom_node: dict[Term, int] = {}
 
+    leaf_node: dict[Term, int] = {}  # the nodes of static, true and does atoms, once found
+
     def value(atom: Term) -> int:
+        node = atom_node.get(atom)
+        if node is not None:
+            return node
+        node = leaf_node.get(atom)
+        if node is not None:
+            return node
         relation = relation_of(atom)
         if relation in static_relations:
-            return TRUE_NODE if atom in static_atoms else FALSE_NODE
-        if relation == TRUE:
+            node = TRUE_NODE if atom in static_atoms else FALSE_NODE
+        elif relation == TRUE:
             k = base_index.get(atom.args[0])
-            return FALSE_NODE if k is None else builder.node(Op.BASE, (k,))
-        if relation == DOES:
+            node = FALSE_NODE if k is None else builder.node(Op.BASE, (k,))
+        elif relation == DOES:
             j = input_index.get(atom)
-            return FALSE_NODE if j is None else builder.node(Op.INPUT, (j,))
-        return atom_node.get(atom, FALSE_NODE)
+            node = FALSE_NODE if j is None else builder.node(Op.INPUT, (j,))
+        else:
+            return FALSE_NODE  # a derived atom no rule defines
+        leaf_node[atom] = node
+        return node
 
     def definition(atom: Term) -> int:
         return builder.or_(

@@ -153,8 +153,8 @@ GENERATED_GAMES = sorted(
 @pytest.mark.slow
 @pytest.mark.parametrize("path", GENERATED_GAMES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_crosscheck_generated_games(path: Path) -> None:
-    # No time budget: rts_8x8_full takes 7-10 CPU s to ground, at the default 8 s's edge
-    # (users give GGP_GROUNDING_SECONDS=30, README); this test is about the answers.
+    # No time budget: battlesnake/eight_11x11 takes about 4 of the default 8 CPU s to
+    # ground, more on a loaded machine; this test is about the answers.
     prover, propnet = machines(path, GroundingLimits(max_seconds=None))
     steps = crosscheck_playouts(prover, propnet, 2, np.random.default_rng(3), cap=40)
     crosscheck_batched(prover, propnet, steps)

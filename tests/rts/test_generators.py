@@ -8,6 +8,7 @@ import pytest
 
 from ggp.gdl.parser import parse_text
 from ggp.gdl.validate import validate
+from ggp.reasoning.ground import GroundingLimits, ground
 from ggp.rts.battlecity import MAPS, BattleMap, battle_map, battlecity_gdl
 from ggp.rts.microrts import SCENARIOS, Scenario, rts_gdl, scenario
 
@@ -57,3 +58,12 @@ def test_shipped_files_are_strict_gdl(path: Path) -> None:
     meaning does not hang on how a reasoner reads an unbound variable under ``not``."""
     problems = validate(parse_text(path.read_text()), strict=True)
     assert not problems, "\n".join(map(str, problems))
+
+
+def test_rts_full_grounds_small_enough_for_the_default_budget() -> None:
+    """RTS-Full's production rules look its gold up through ``(affords ...)``: written into
+    each order's rule, the gold amount multiplied the ground instances (214,509) and the
+    game took 8-10 CPU s to ground, past the default budget. A count, not a time, so that
+    the test does not depend on the machine."""
+    program = ground(parse_text(rts_gdl(scenario("full"))), GroundingLimits(max_seconds=None))
+    assert len(program.rules) <= 120_000

@@ -9,7 +9,7 @@ rule fires. At every step both sides' legal moves must be the model's, and after
 GDL's state facts must be the model's facts; at the end the goals must be the model's.
 
 Scenarios of our own keep the games short (``rts_gdl`` writes the GDL of any scenario;
-each grounds once per test run, the full one in about 10 s): RTS-Melee and RTS-Full with
+each grounds once per test run, the full one in about 5 s): RTS-Melee and RTS-Full with
 small tick caps, so that some games reach the cap; a duel of two lights two cells apart,
 which the aggressive policy makes clash; a 6x6 economy with mines of 2 resources and gold
 for a base, so that mines run dry and every type is made; a 5x5 crowd where both workers
@@ -123,7 +123,8 @@ EVENTS = (
 def load(name: str) -> tuple[Game, tuple[str, ...]]:
     """The game of scenario ``name`` as a propositional network, and the text of each of
     its base propositions (in :meth:`Game.state_bits` order). No grounding time budget:
-    the full scenario takes about 10 s."""
+    the full scenario takes about 5 s, and the tests should not depend on the machine's
+    speed."""
     limits = GroundingLimits(max_seconds=None)
     game = Game.from_text(rts_gdl(SCENARIOS[name]), reasoner="propnet", limits=limits)
     base = game.base_propositions
