@@ -38,6 +38,7 @@ test: lint
 bench: setup
 	$(PY) benchmarks/bench_parser.py
 	$(PY) benchmarks/bench_propnet.py
+	$(PY) benchmarks/bench_grounding.py
 	$(PY) benchmarks/bench_search.py
 	$(PY) benchmarks/bench_protocol.py
 	$(PY) benchmarks/bench_classic.py

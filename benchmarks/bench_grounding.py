@@ -81,7 +81,8 @@ def run_child(root: Path, path: str) -> dict[str, float]:
         capture_output=True,
         text=True,
     ).stdout
-    return json.loads(out.splitlines()[-1])
+    record: dict[str, float] = json.loads(out.splitlines()[-1])
+    return record
 
 
 def main() -> None:
@@ -98,6 +99,9 @@ def main() -> None:
     print("| game | checkout | ground rules | nodes | " + " | ".join(PHASES) + " | total |")
     print("| --- " * (5 + len(PHASES)) + "|")
     for game in args.games:
+        if not (ROOT / game).is_file():
+            print(f"| {game} | not found: skipped | | | | | | | |")
+            continue
         path = str((ROOT / game).resolve())
         runs: dict[str, list[dict[str, float]]] = {name: [] for name, _ in roots}
         for _ in range(args.runs):
