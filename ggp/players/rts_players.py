@@ -7,10 +7,11 @@ the player has a choice, until the deadline less a margin (or ``time=S`` seconds
 play the best move of the last finished iteration. Options (``rtmm:KEY=VALUE,...``):
 
 - ``eval=battlecity|rts|rts-cost|heuristic``: the leaf evaluation (default: the paper's
-  for the game: ``battlecity`` on BattleCity; ``rts`` on the 8x8 RTS, the first microRTS
-  code's function, which the paper's experiments ran: hit-point weighted unit costs plus
-  half those after the running actions land; ``rts-cost`` is the paper text's plain cost
-  difference; the generic GDL heuristic elsewhere).
+  for the game: ``battlecity`` on BattleCity; ``rts`` on the 8x8 RTS, the unit terms of
+  the first microRTS code's function, which the paper's experiments ran: hit-point
+  weighted unit costs plus half those after the running actions land (not its resource,
+  building and closeness terms); ``rts-cost`` is the paper text's plain cost difference;
+  the generic GDL heuristic elsewhere).
 - ``step=N``: the least cutoff increment, in clock units (default 1);
 - ``time=S``: seconds per move at most; ``margin=S``: seconds kept before the deadline
   (default 0.05); ``lookahead=N``: the furthest cutoff, in clock units past the root.

@@ -4,9 +4,13 @@
 - :class:`BattleCityEvaluator`: ``e = L1(enemy tank, our base) - L1(our tank, enemy base)``
   (wins and losses are the game's goals, which the search reads itself).
 - :class:`RtsEvaluator`: the resource cost of our units minus the enemy's; with
-  ``hp_weighted``, the first microRTS code's form: each unit counts ``cost * hp / max hp``,
-  plus half the same for the state with every running action landed, so damage that has
-  not killed yet, and attacks still under way, show.
+  ``hp_weighted``, the unit terms of the first microRTS code's form: each unit counts
+  ``cost * hp / max hp``, plus half the same for the state with every running action
+  landed, so damage that has not killed yet, and attacks still under way, show. That
+  code also counts resources (banked and carried), weights buildings and scales workers
+  and fighters by their closeness to mines, bases and enemies (REFERENCE-SEARCH.md 3.6,
+  without the formulas); those terms are not here, so on RTS-Full nothing values
+  harvesting (benchmarks/RESULTS.md, "RTS-Full").
 
 Each maps its difference ``e`` (for blue) monotonically into goal points,
 ``50 + 40 * tanh(e / scale)`` for blue and the rest of 100 for red, inside (10, 90) so that
