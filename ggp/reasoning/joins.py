@@ -262,6 +262,7 @@ class Step:
     repeats: tuple[tuple[int, int], ...] = ()  # (leaf position, earlier leaf position)
     checks: tuple[tuple[int, Term], ...] = ()  # delta only: (leaf position, constant)
     bound_checks: tuple[tuple[int, int], ...] = ()  # delta only: (leaf position, slot)
+    key: Callable[[list[Term]], tuple[Term, ...]] | None = None  # pos only: key_maker's
 
 
 class Plan(NamedTuple):
@@ -305,6 +306,7 @@ def leaf_step(kind: str, literal: Term, bound: set[Var], slots: dict[Var, int]) 
         tuple(repeats),
         tuple(checks),
         tuple(bound_checks),
+        key_maker(tuple(key_sources)) if kind == "pos" else None,
     )
 
 
@@ -474,9 +476,7 @@ def run_plan(
     negdyn: list[Term] = []
     instantiators: dict[int, Callable[[list[Term]], Term]] = {}
     indexes: list[dict[tuple[Term, ...], list[tuple[Term, ...]]] | None] = []
-    keys: list[Callable[[list[Term]], tuple[Term, ...]] | None] = []
     for i, step in enumerate(steps):
-        keys.append(key_maker(step.key_sources) if step.kind == "pos" else None)
         if step.kind == "pos":
             indexes.append(store.index(step.relation, step.shapes, step.key_positions))
         else:
@@ -498,7 +498,7 @@ def run_plan(
         step = steps[i]
         kind = step.kind
         if kind == "pos":
-            index, key = indexes[i], keys[i]
+            index, key = indexes[i], step.key
             assert index is not None and key is not None
             bucket = index.get(key(env))
             if not bucket:

@@ -217,21 +217,30 @@ class _Builder:
             return self.args[child][0]
         return self.node(Op.NOT, (child,))
 
+    def _contradicts_or_absorbs(self, items: set[int], inner: Op) -> bool:
+        """In one pass over the children ``items`` of an AND (``inner`` OR) or an OR
+        (``inner`` AND): True if one is the negation of another; else drop those absorbed,
+        an ``inner`` node sharing a child with ``items`` (AND(a, OR(a, b)) = a, and
+        dually)."""
+        ops, args = self.ops, self.args
+        absorbed = []
+        for item in items:
+            op = ops[item]
+            if op is Op.NOT:
+                if args[item][0] in items:
+                    return True
+            elif op is inner and not items.isdisjoint(args[item]):
+                absorbed.append(item)
+        items.difference_update(absorbed)
+        return False
+
     def and_(self, children: Iterable[int]) -> int:
         items = set(children)
         items.discard(TRUE_NODE)
         if FALSE_NODE in items:
             return FALSE_NODE
-        ops, args = self.ops, self.args
-        absorbed = []
-        for item in items:
-            op = ops[item]
-            if op is Op.NOT:  # AND(a, NOT a) = FALSE
-                if args[item][0] in items:
-                    return FALSE_NODE
-            elif op is Op.OR and not items.isdisjoint(args[item]):
-                absorbed.append(item)  # absorption: AND(a, OR(a, b)) = a
-        items.difference_update(absorbed)
+        if self._contradicts_or_absorbs(items, Op.OR):  # AND(a, NOT a) = FALSE
+            return FALSE_NODE
         if not items:
             return TRUE_NODE
         if len(items) == 1:
@@ -243,16 +252,8 @@ class _Builder:
         items.discard(FALSE_NODE)
         if TRUE_NODE in items:
             return TRUE_NODE
-        ops, args = self.ops, self.args
-        absorbed = []
-        for item in items:
-            op = ops[item]
-            if op is Op.NOT:  # OR(a, NOT a) = TRUE
-                if args[item][0] in items:
-                    return TRUE_NODE
-            elif op is Op.AND and not items.isdisjoint(args[item]):
-                absorbed.append(item)  # absorption: OR(a, AND(a, b)) = a
-        items.difference_update(absorbed)
+        if self._contradicts_or_absorbs(items, Op.AND):  # OR(a, NOT a) = TRUE
+            return TRUE_NODE
         if not items:
             return FALSE_NODE
         if len(items) == 1:
