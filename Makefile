@@ -42,6 +42,7 @@ bench: setup
 	$(PY) benchmarks/bench_search.py
 	$(PY) benchmarks/bench_protocol.py
 	$(PY) benchmarks/bench_classic.py
+	$(PY) benchmarks/bench_rtmm.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -8,7 +8,9 @@ out of 100 (win 1, draw 0.5) with its 95% interval, the searches' depth per move
 lowest-deepest; MCTS: the deepest tree node) and the machines that played it.
 
 With ``--wdl`` (the RTS tables of issue 16, as the RTMM paper prints them): one row per
-player, each cell its wins-draws-losses against the column over both seats.
+player, each cell its wins-draws-losses against the column over both seats; below it the
+depth the row players' searches reached per move (RTMM's: its lookahead in clock units),
+where the log has it.
 
     .venv/bin/python benchmarks/eval_tables.py [--wdl] [benchmarks/data/eval-*.jsonl ...]
 """
@@ -62,9 +64,11 @@ def table(path: Path) -> str:
 def wdl_table(path: Path) -> str:
     """The W-D-L table of one log: rows the players, both seats pooled."""
     cells: dict[tuple[str, str], list[float]] = defaultdict(list)
+    depths: dict[str, list[int]] = defaultdict(list)
     games: set[str] = set()
     for record in _records(path):
         cells[(record["player"], record["opponent"])].append(float(record["score"]))
+        depths[record["player"]] += [int(d) for d in record.get("depths", [])]
         games.add(record["game"])
     players = sorted({p for p, _ in cells}, key=_order)
     opponents = sorted({o for _, o in cells}, key=_order)
@@ -82,6 +86,14 @@ def wdl_table(path: Path) -> str:
             wins, draws = sum(s == 1 for s in scores), sum(s == 0.5 for s in scores)
             row.append(f"{wins}-{draws}-{len(scores) - wins - draws}" if scores else "")
         lines.append("| " + " | ".join(row) + " |")
+    searched = [
+        f"`{p}` {statistics.median(d):g} ({min(d)}-{max(d)}; {len(d)} moves)"
+        for p in players
+        if (d := depths[p])
+    ]
+    if searched:
+        lines += ["", "Depth per searched move of the row player (RTMM: lookahead in clock "]
+        lines[-1] += "units past the root), median (lowest-deepest): " + "; ".join(searched)
     return "\n".join(lines)
 
 

@@ -252,7 +252,7 @@ PLAYER_SPECS: tuple[PlayerSpec, ...] = (
     PlayerSpec(
         "rtmm",
         "RTMM, real-time minimax with a time cutoff, iterative deepening in time (options "
-        "eval=battlecity|rts|rts-cost|heuristic, step=N, time=S, margin=S, lookahead=N)",
+        "eval=battlecity|rts|rts-cost|heuristic, step=N, time=S, margin=S, lookahead=N, idle=S)",
         lambda r: RtmmPlayer(parse_rtmm_options("rtmm", r.argument), r.rng),
         takes_argument=True,
     ),

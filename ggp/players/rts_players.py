@@ -14,12 +14,20 @@ play the best move of the last finished iteration. Options (``rtmm:KEY=VALUE,...
   the generic GDL heuristic elsewhere).
 - ``step=N``: the least cutoff increment, in clock units (default 1);
 - ``time=S``: seconds per move at most; ``margin=S``: seconds kept before the deadline
-  (default 0.05); ``lookahead=N``: the furthest cutoff, in clock units past the root.
+  (default 0.05); ``lookahead=N``: the furthest cutoff, in clock units past the root;
+- ``idle=S``: seconds of search per step where the player has no choice but the state of
+  its next decision is already certain (nobody else can act before it): the search of
+  that state starts early and resumes step after step, its stack kept
+  (:class:`~ggp.search.classic.pondering.Pondering`), and the decision step adds its
+  ``time``. This is the paper's game loop (REFERENCE-SEARCH.md 3.3: every cycle in
+  which we act next continues the search, so idle cycles chain into deep searches): at
+  its 100 ms a cycle, ``idle=0.2`` on the 8x8 RTS (a tick is 2 cycles). Default 0: each
+  decision searches only in its own step.
 
 Example:
-    >>> settings = parse_rtmm_options("rrtmm", "eval=rts-cost,time=0.1")
-    >>> settings.randomized, settings.evaluation, settings.max_time_s
-    (True, 'rts-cost', 0.1)
+    >>> settings = parse_rtmm_options("rrtmm", "eval=rts-cost,time=0.1,idle=0.2")
+    >>> settings.randomized, settings.evaluation, settings.max_time_s, settings.idle_s
+    (True, 'rts-cost', 0.1, 0.2)
 """
 
 from __future__ import annotations
@@ -43,6 +51,7 @@ from ggp.rts.bots import BOTS, bot_move
 from ggp.rts.evaluation import BattleCityEvaluator, RtsEvaluator
 from ggp.rts.state import is_battlecity, is_rts
 from ggp.search.classic.heuristics import HeuristicEvaluator
+from ggp.search.classic.pondering import Pondering
 from ggp.search.classic.rtmm import RTMM, RTMMResult
 from ggp.search.evaluator import Evaluator
 
@@ -58,6 +67,8 @@ __all__ = [
 RtsEvaluation = Literal["auto", "battlecity", "rts", "rts-cost", "heuristic"]
 #: Seconds per move without a clock or ``time=``.
 UNCLOCKED_TIME_S = 0.1
+#: Steps without a choice followed at most, looking for the next decision.
+MAX_FORCED_STEPS = 10_000
 
 
 @dataclass(frozen=True)
@@ -71,6 +82,7 @@ class RtmmSettings:
         max_time_s: Seconds per move at most (None: the clock decides).
         margin_s: Seconds kept before the deadline.
         max_lookahead: The furthest cutoff past the root (None: no limit).
+        idle_s: Seconds of search ahead per step without a choice (0: none).
     """
 
     randomized: bool = False
@@ -79,6 +91,7 @@ class RtmmSettings:
     max_time_s: float | None = None
     margin_s: float = 0.05
     max_lookahead: int | None = None
+    idle_s: float = 0.0
 
 
 def parse_rtmm_options(name: str, argument: str | None) -> RtmmSettings:
@@ -103,12 +116,14 @@ def parse_rtmm_options(name: str, argument: str | None) -> RtmmSettings:
                 settings = replace(settings, margin_s=float(value))
             elif key == "lookahead" and int(value) >= 1:
                 settings = replace(settings, max_lookahead=int(value))
+            elif key == "idle" and float(value) >= 0:
+                settings = replace(settings, idle_s=float(value))
             else:
                 raise ValueError
         except ValueError:
             raise GameError(
                 f"{name} option {item!r}: expected eval=battlecity|rts|rts-cost|heuristic, "
-                "step=N, time=S, margin=S or lookahead=N"
+                "step=N, time=S, margin=S, lookahead=N or idle=S"
             ) from None
     return settings
 
@@ -176,9 +191,20 @@ class RtmmPlayer(TrackedPlayer):
         self.name = "rrtmm" if settings.randomized else "rtmm"
         self._search: RTMM | None = None
         self.last_search: RTMMResult | None = None
+        #: The lookahead (clock units past the root, :attr:`RTMMResult.lookahead`) each
+        #: searched move of the match reached; 0 when no iteration finished. Moves with one
+        #: legal choice are not searched and not listed.
+        self.depths: list[int] = []
+        self._pondering: Pondering[RTMMResult] | None = None
+        self._pondered: State | None = None  # the state it searches
+        #: Searched moves of the match whose search began in earlier steps (``idle``).
+        self.pondered_moves = 0
 
     def start(self, match: MatchInfo) -> None:
         super().start(match)
+        self._drop_pondering()
+        self.depths = []
+        self.pondered_moves = 0
         evaluator = rtmm_evaluator(self.settings.evaluation, match.game)
         self._search = RTMM(
             match.game,
@@ -211,17 +237,68 @@ class RtmmPlayer(TrackedPlayer):
             stop_at = min(stop_at, now + settings.max_time_s)
         elif math.isinf(stop_at) and settings.max_lookahead is None:
             stop_at = now + UNCLOCKED_TIME_S
-        result = search.search(state, stop_at, settings.max_lookahead)
+        pondering = self._pondering
+        if pondering is not None and self._pondered == state:
+            result = replace(pondering.finish(stop_at), seconds=pondering.searched_s)
+            self._pondering = self._pondered = None
+            self.pondered_moves += 1
+        else:
+            self._drop_pondering()
+            result = search.search(state, stop_at, settings.max_lookahead)
         self.last_search = result
+        if result.nodes:
+            self.depths.append(result.lookahead)
         return result.move
+
+    def no_choice(self, state: State, deadline: float) -> None:
+        """Search the state of the next decision ahead, for ``idle`` seconds (module
+        docstring), when it is certain."""
+        search, idle = self._search, self.settings.idle_s
+        if search is None or idle <= 0:
+            return
+        root = self._next_decision(state)
+        if root is None:
+            self._drop_pondering()
+            return
+        if self._pondering is None or self._pondered != root:
+            self._drop_pondering()
+            lookahead = self.settings.max_lookahead
+            self._pondering = Pondering(search, lambda until: search.search(root, until, lookahead))
+            self._pondered = root
+        now = time.monotonic()
+        stop_at = min(now + idle, deadline - self.settings.margin_s)
+        if stop_at > now:
+            self._pondering.run_for(stop_at)
+
+    def _next_decision(self, state: State) -> State | None:
+        """The state after ``state`` where some role first has a choice, if nobody has one
+        before it (so it is certain) and this player has one there; else None."""
+        match = self.started()
+        game = match.game
+        for _ in range(MAX_FORCED_STEPS):
+            if game.is_terminal(state):
+                return None
+            legal = [game.legal_moves(state, r) for r in game.roles]
+            if any(len(moves) > 1 for moves in legal):
+                mine = legal[game.role_index(match.role)]
+                return state if len(mine) > 1 else None
+            state = game.next_state(state, [moves[0] for moves in legal])
+        return None
+
+    def _drop_pondering(self) -> None:
+        if self._pondering is not None:
+            self._pondering.cancel()
+        self._pondering = self._pondered = None
 
     def stop(self, observation: Observation) -> None:
         super().stop(observation)
+        self._drop_pondering()
         self._search = None
         collect_frozen()
 
     def abort(self) -> None:
         super().abort()
+        self._drop_pondering()
         self._search = None
         collect_frozen()
 

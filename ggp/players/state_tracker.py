@@ -146,13 +146,22 @@ class TrackedPlayer:
         with match.game.until(deadline):
             state = tracker.observe(observation, deadline)
             legal = match.game.legal_moves(state, match.role)
-            move = legal[0] if len(legal) == 1 else self.choose_move(state, deadline)
+            if len(legal) == 1:
+                move = legal[0]
+                self.no_choice(state, deadline)
+            else:
+                move = self.choose_move(state, deadline)
         tracker.replied(move)
         return move
 
     def choose_move(self, state: State, deadline: float = math.inf) -> Term:
         """The move in ``state``, where the role has more than one legal move."""
         raise NotImplementedError
+
+    def no_choice(self, state: State, deadline: float) -> None:
+        """Called at a step where the role has one legal move (played without asking
+        :meth:`choose_move`); a player may use the time, until ``deadline``, to think
+        ahead. Nothing by default."""
 
     def stop(self, observation: Observation) -> None:
         self._tracker = None

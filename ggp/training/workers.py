@@ -369,12 +369,13 @@ def run_match_task(task: MatchTask) -> MatchOutput:
 def searched_depths(player: Any) -> tuple[int, ...]:
     """The depth each searched move of ``player``'s last match reached, for the search
     players that count them (classic searches and cfr+nn's PUCT in steps, IDAPOS in
-    rounds); else empty."""
+    rounds, RTMM in clock units of lookahead); else empty."""
     from ggp.players.classic_player import ClassicPlayer
     from ggp.players.idapos_player import IdaposPlayer
     from ggp.players.net_player import NetCFRPlayer
+    from ggp.players.rts_players import RtmmPlayer
 
-    if isinstance(player, ClassicPlayer | IdaposPlayer | NetCFRPlayer):
+    if isinstance(player, ClassicPlayer | IdaposPlayer | NetCFRPlayer | RtmmPlayer):
         return tuple(player.depths)
     return ()
 

@@ -30,6 +30,7 @@ from ggp.rts.evaluation import (
 )
 from ggp.rts.state import is_battlecity, is_rts, read_board, read_field
 from ggp.search.classic.rtmm import RTMM
+from ggp.training.workers import searched_depths
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = ROOT / "games"
@@ -263,6 +264,24 @@ def test_games_between_the_search_and_the_bots_end_with_every_reply_legal_and_in
     assert sorted(record.goals) in ([0, 100], [50, 50])
 
 
+def test_searching_ahead_in_idle_steps_changes_when_a_move_is_searched_not_which() -> None:
+    """``idle=S``: the next decision's search starts in the steps before it, where the
+    player has no choice (the paper's game loop). With a lookahead bound instead of a
+    clock both players search the same trees, so they play the same game."""
+    game = load("rts/rts_8x8_melee.gdl")
+    games = []
+    for idle in ("", ",idle=0.01"):
+        rng = np.random.default_rng(0)
+        rtmm = make_player(f"rtmm:lookahead=2{idle}", rng, game)
+        players = {game.role("blue"): rtmm, game.role("red"): make_player("rtsbot:rush", rng, game)}
+        record = run_match(game, players, rng, play_clock_s=30.0, max_steps=6000)
+        assert isinstance(rtmm, RtmmPlayer) and record.replacements == ()
+        games.append((record.joint_moves, rtmm.pondered_moves, len(rtmm.depths)))
+    (plain, none, searched), (idle_game, pondered, searched_idle) = games
+    assert idle_game == plain and searched_idle == searched
+    assert none == 0 and 0 < pondered <= searched
+
+
 def test_player_options_and_misuse() -> None:
     assert parse_rtmm_options("rtmm", "step=3,lookahead=12").step == 3
     with pytest.raises(GameError, match="rtmm option"):
@@ -279,6 +298,11 @@ def test_player_options_and_misuse() -> None:
     assert player.choose_move(game.initial_state(), math.inf) in game.legal_moves(
         game.initial_state(), "xplayer"
     )
+    # the lookahead each searched move reached, for the tables' depth column
+    assert player.last_search is not None and player.last_search.lookahead >= 1
+    assert searched_depths(player) == (player.last_search.lookahead,)
+    player.start(MatchInfo("m2", game, game.role("xplayer")))
+    assert searched_depths(player) == ()
 
 
 @pytest.mark.parametrize("spec", ["rtmm:time=0.05", "rtsbot:follower"])

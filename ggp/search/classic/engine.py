@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 import numpy as np
@@ -106,6 +106,10 @@ class TreeSearch:
         self.utility: Utility = utility
         self.batch_leaves = batch_leaves
         self.deadline = math.inf
+        #: Called in place of raising :class:`SearchTimeout` when the deadline passes, for
+        #: a search run in time slices (:class:`~ggp.search.classic.pondering.Pondering`):
+        #: it waits for the next slice and returns its deadline, or raises to stop.
+        self.pause: Callable[[], float] | None = None
         self._leaf_values: dict[State, tuple[float, ...]] = {}
         # Counters (read by the iterative-deepening driver as differences).
         self.nodes = 0
@@ -119,10 +123,13 @@ class TreeSearch:
     # ----------------------------------------------------------------- clock
 
     def tick(self) -> None:
-        """Count a node; raise :class:`SearchTimeout` once the deadline has passed."""
+        """Count a node; once the deadline has passed, raise :class:`SearchTimeout` (or,
+        with a :attr:`pause` hook, wait there for the next time slice)."""
         self.nodes += 1
         if time.monotonic() >= self.deadline:
-            raise SearchTimeout
+            if self.pause is None:
+                raise SearchTimeout
+            self.deadline = self.pause()
 
     # ----------------------------------------------------------------- leaves
 
@@ -154,7 +161,8 @@ class TreeSearch:
             return
         if len(cache) + len(todo) > LEAF_CACHE_SIZE:
             cache.clear()
-        deadline = None if math.isinf(self.deadline) else self.deadline
+        # A search run in slices values its batch whole (the next tick() pauses it).
+        deadline = None if math.isinf(self.deadline) or self.pause else self.deadline
         estimate = self.evaluator.evaluate(self.game, todo, deadline)
         if deadline is not None and time.monotonic() >= deadline:
             raise SearchTimeout  # the values may be partial: none is kept
