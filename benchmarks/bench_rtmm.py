@@ -93,7 +93,7 @@ def statistics_row(game_path: Path, spec: str | None, games: int, seed: int) -> 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("games", nargs="*", help="game files (default: three of games/rts)")
+    parser.add_argument("games", nargs="*", help="game files (default: four of games/rts)")
     parser.add_argument("--games", dest="count", type=int, default=2, help="games per game")
     parser.add_argument("--spec", help="the RTMM spec (default: the tables', per game)")
     parser.add_argument("--seed", type=int, default=0)

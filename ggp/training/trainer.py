@@ -541,9 +541,12 @@ class Trainer:
                                 pending.pop(future)
                         if all(kind == "selfplay" for kind in pending.values()):
                             break
-                if config.eval_games > 0:
-                    final = pool.submit(run_snapshot, self._snapshot_task())
-                    self._on_snapshot(final.result())
+                if pending:
+                    # Games still running are past the budget, so they would be dropped:
+                    # stop them rather than wait (an RTS self-play task runs for minutes).
+                    pool.close(terminate=True)
+                if config.eval_games > 0:  # here, not behind a worker's stopped task
+                    self._on_snapshot(run_snapshot(self._snapshot_task()))
             self.save()
             self.log("end")
         finally:

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -237,6 +239,18 @@ def test_process_pool_runs_selfplay(tmp_path: Path) -> None:
     # Same seeds, same weights: the same games wherever they run.
     assert remote.goals == local.goals
     np.testing.assert_array_equal(remote.positions.policy, local.positions.policy)
+
+
+def test_the_time_budget_stops_the_self_play_games_still_running(tmp_path: Path) -> None:
+    """Games that run past the budget are dropped, so their workers are stopped at once,
+    not waited for (an RTS-Melee self-play task runs for minutes): the run ends with no
+    worker left."""
+    config = dataclasses.replace(
+        TINY, minutes=0.02, games=0, backend="process", workers=1, eval_games=0
+    )
+    summary = Trainer(GAMES / "rts" / "rts_8x8_melee.gdl", config, tmp_path / "run").run()
+    assert summary.games == 0 and "end" in {r["event"] for r in records(tmp_path / "run")}
+    assert not multiprocessing.active_children()
 
 
 @pytest.mark.slow  # starting a local Ray instance takes 10-30 s

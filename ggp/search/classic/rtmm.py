@@ -72,7 +72,9 @@ class RTMMResult:
         max_branching: The most moves one role had at a node.
         solved: The last finished iteration cut no leaf off: its value is exact (under
             max-min ordering of simultaneous orders).
-        seconds: Wall time.
+        seconds: Wall time (of a search run in time slices,
+            :class:`~ggp.search.classic.pondering.Pondering`: the slices' time, as
+            :class:`~ggp.players.rts_players.RtmmPlayer` reports it).
     """
 
     move: Term
