@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections import deque
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,9 +152,11 @@ _SNAKE_FACTS = ("head", "tail", "seg", "stack", "health", "alive")
 
 
 @functools.lru_cache(maxsize=8)
-def _fact_table(game: Game) -> dict[Term, _Fact]:
-    """The parsed state facts of ``game`` seen so far (filled by :func:`_parse_fact`)."""
-    return {}
+def _facts(game: Game) -> Callable[[State], list[_Fact]]:
+    """A reader of a state's facts, each parsed once per game (boards are read at every
+    search leaf: :meth:`~ggp.game.Game.fact_reader`)."""
+    index = {r.name: i for i, r in enumerate(_snake_roles(game))}
+    return game.fact_reader(lambda fact: _parse_fact(fact, index))
 
 
 def _parse_fact(fact: Term, index: dict[str, int]) -> _Fact:
@@ -178,7 +180,6 @@ def _parse_fact(fact: Term, index: dict[str, int]) -> _Fact:
 def read_board(game: Game, state: State) -> Board:
     """The board of ``state`` (in the move or place phase)."""
     roles = _snake_roles(game)
-    index = {r.name: i for i, r in enumerate(roles)}
     heads: dict[int, Point] = {}
     tails: dict[int, Point] = {}
     marks: dict[int, dict[Point, str]] = {i: {} for i in range(len(roles))}
@@ -187,12 +188,7 @@ def read_board(game: Game, state: State) -> Board:
     alive: set[int] = set()
     food: set[Point] = set()
     turn = 0
-    table = _fact_table(game)
-    for fact in game.state_facts(state):
-        parsed = table.get(fact)
-        if parsed is None:
-            parsed = table[fact] = _parse_fact(fact, index)
-        name, i, value = parsed
+    for name, i, value in _facts(game)(state):
         if name == "seg":
             cell, mark = value
             marks[i][cell] = mark

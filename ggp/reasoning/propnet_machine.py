@@ -137,6 +137,38 @@ def ints_to_bits(values: Sequence[int], n: int) -> npt.NDArray[np.bool_]:
     return np.unpackbits(array, axis=1, count=n, bitorder="little").view(bool)
 
 
+#: Keys longer than this many bits are scanned a 64-bit word at a time (set_bits).
+WORD_SCAN_BITS = 1024
+
+
+def set_bits(key: int) -> list[int]:
+    """The indices of the bits set in ``key`` (>= 0), lowest first: a state's true base
+    propositions. One big-int step per set bit on short keys; on long ones (a large
+    game's thousands of base propositions, a few dozen true) the nonzero 64-bit words
+    first, then small-int steps inside each: 2-7x faster there.
+
+    Example:
+        >>> set_bits(0b1010_0001), set_bits((1 << 5000) | (1 << 64) | 1)
+        ([0, 5, 7], [0, 64, 5000])
+    """
+    found: list[int] = []
+    if key.bit_length() <= WORD_SCAN_BITS:
+        while key:
+            low = key & -key
+            found.append(low.bit_length() - 1)
+            key ^= low
+        return found
+    words = np.frombuffer(key.to_bytes((key.bit_length() + 63) // 64 * 8, "little"), np.uint64)
+    nonzero = np.flatnonzero(words)
+    for w, v in zip(nonzero.tolist(), words[nonzero].tolist(), strict=True):
+        offset = w << 6
+        while v:
+            low = v & -v
+            found.append(offset + low.bit_length() - 1)
+            v ^= low
+    return found
+
+
 def ints_to_words(values: Sequence[int], n: int) -> npt.NDArray[np.uint64]:
     """``[len(values), ceil(n / 64)]`` uint64: each int (< ``2 ** n``) as 64-bit words,
     least significant first (the native kernel's state rows)."""
@@ -411,14 +443,8 @@ class PropnetStateMachine:
 
     def state_facts(self, state: State) -> frozenset[Term]:
         """The true base propositions of ``state``."""
-        key = self._key(state)
         base = self._net.base
-        facts = []
-        while key:  # one pass per true fact, not per base proposition
-            low = key & -key
-            facts.append(base[low.bit_length() - 1])
-            key ^= low
-        return frozenset(facts)
+        return frozenset([base[i] for i in set_bits(self._key(state))])
 
     def zobrist(self, state: State) -> int:
         """The state's 64-bit Zobrist key: the XOR of

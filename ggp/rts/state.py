@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ggp.errors import GameError
@@ -40,13 +41,23 @@ def _ints(term: Term) -> list[int]:
     return [int(a.name) for a in term.args if a.name.lstrip("-").isdigit()]
 
 
+#: A state fact as the readers use it: its name, numbers and other arguments.
+_Fact = tuple[str, tuple[int, ...], tuple[str, ...]]
+
+
 @functools.lru_cache(maxsize=1 << 17)
-def _parsed(fact: Term) -> tuple[str, tuple[int, ...], tuple[str, ...]]:
-    """A state fact's name, numbers and other arguments (cached: a game has a fixed,
-    small set of base propositions, and boards are read at every search leaf)."""
+def _parsed(fact: Term) -> _Fact:
+    """A state fact's name, numbers and other arguments (cached: the prover's states)."""
     numbers = tuple(_ints(fact))
     names = tuple(a.name for a in fact.args if not a.name.lstrip("-").isdigit())
     return fact.name, numbers, names
+
+
+@functools.lru_cache(maxsize=16)
+def _facts(game: Game) -> Callable[[State], list[_Fact]]:
+    """A reader of a state's facts, each parsed once per game (boards are read at every
+    search leaf: :meth:`~ggp.game.Game.fact_reader`)."""
+    return game.fact_reader(_parsed)
 
 
 @dataclass(frozen=True)
@@ -163,8 +174,7 @@ def read_field(game: Game, state: State) -> BattleField:
     bullets: set[tuple[int, int, str]] = set()
     bricks: set[Cell] = set()
     step = 0
-    for fact in game.state_facts(state):
-        name, n, words = _parsed(fact)
+    for name, n, words in _facts(game)(state):
         if name == "tank":
             tanks[words[0]] = (n[0], n[1])
         elif name == "facing":
@@ -266,8 +276,7 @@ def read_board(game: Game, state: State) -> RtsBoard:
     mines: dict[Cell, int] = {}
     gold = [0, 0]
     time = 0
-    for fact in game.state_facts(state):
-        name, n, words = _parsed(fact)
+    for name, n, words in _facts(game)(state):
         if name == "unit":
             kinds[(n[0], n[1])] = (ROLES.index(words[0]), words[1])
         elif name == "hp":

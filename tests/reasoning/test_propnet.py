@@ -25,7 +25,12 @@ from ggp.reasoning.compile import compile_batch, compile_single, generate_single
 from ggp.reasoning.ground import GroundingLimits, ground
 from ggp.reasoning.kernel import load_kernel
 from ggp.reasoning.propnet import Op, build_propnet
-from ggp.reasoning.propnet_machine import PropnetStateMachine, StateBatch
+from ggp.reasoning.propnet_machine import (
+    WORD_SCAN_BITS,
+    PropnetStateMachine,
+    StateBatch,
+    set_bits,
+)
 from ggp.reasoning.prover import ProverStateMachine
 from ggp.reasoning.state_machine import StateMachine
 
@@ -389,3 +394,14 @@ def test_states_are_values() -> None:
     empty = machine.batch_from_states([])
     assert machine.states_from_batch(empty) == []
     assert machine.goals(state) == (0, 0)
+
+
+def test_set_bits_finds_every_set_bit_of_short_and_long_keys() -> None:
+    """A state's true propositions from its key: the word scan of long keys (large
+    games) and the bit loop of short ones agree with a plain scan."""
+    rng = np.random.default_rng(7)
+    for n in (1, 63, 64, 65, 1000, WORD_SCAN_BITS, WORD_SCAN_BITS + 1, 13_000):
+        for k in (0, 1, 3, 50):
+            bits = sorted({int(b) for b in rng.integers(0, n, size=k)})
+            key = sum(1 << b for b in bits)
+            assert set_bits(key) == bits == [i for i in range(n) if key >> i & 1]
