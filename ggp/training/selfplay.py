@@ -63,6 +63,10 @@ __all__ = [
     "subgame_settings",
 ]
 
+#: Steps a self-play game may take (the referee's cap, ggp.match.run_match, too): the
+#: 8x8 RTS games run to 2,400 steps and more (their 1,500 ticks and the orders between).
+MAX_SELFPLAY_STEPS = 10_000
+
 #: Exact-filter limits of the self-play samplers (smaller than in play: speed first).
 SAMPLER_MAX_STATES = 3000
 SAMPLER_PARTICLES = 500
@@ -120,7 +124,7 @@ def play_selfplay_games(
     evaluator: NetEvaluator,
     config: TrainConfig,
     rngs: Sequence[np.random.Generator],
-    max_steps: int = 1000,
+    max_steps: int = MAX_SELFPLAY_STEPS,
     parallel: int | None = None,
 ) -> list[GameResult]:
     """Play one game per generator in ``rngs``, game ``i`` drawing from ``rngs[i]``.
@@ -145,7 +149,7 @@ def play_selfplay_game(
     evaluator: NetEvaluator,
     config: TrainConfig,
     rng: np.random.Generator,
-    max_steps: int = 1000,
+    max_steps: int = MAX_SELFPLAY_STEPS,
 ) -> GameResult:
     """Play one game against itself and return its training positions.
 

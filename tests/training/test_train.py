@@ -408,6 +408,24 @@ def test_selfplay_where_the_rules_hide_legal_moves() -> None:
         assert row[columns].sum() == pytest.approx(1.0)
 
 
+def test_selfplay_plays_games_of_thousands_of_steps() -> None:
+    """The 8x8 RTS games run 2,400 steps and more; self-play once stopped them at 1,000
+    (and the training run with them). Here: a 2,000-step count with a choice at its end."""
+    succ = " ".join(f"(succ {i} {i + 1})" for i in range(2000))
+    game = Game.from_text(
+        f"(role r) (init (step 0)) {succ}"
+        " (<= (legal r tick) (true (step ?n)) (not (true (step 2000))))"
+        " (<= (legal r win) (true (step 1999))) (<= (legal r lose) (true (step 1999)))"
+        " (<= (next (step ?m)) (true (step ?n)) (succ ?n ?m))"
+        " (<= (next won) (does r win)) (<= terminal (true (step 2000)))"
+        " (<= (goal r 100) (true won)) (<= (goal r 0) (not (true won)))"
+    )
+    encoding = GameEncoding(game)
+    net = PolicyValueNet(NetShape.for_encoding(encoding), torch.Generator().manual_seed(0))
+    result = play_selfplay_game(game, NetEvaluator(net, encoding), TINY, np.random.default_rng(0))
+    assert result.steps == 2000 and result.decisions == 1
+
+
 def test_mcts_selfplay_targets_are_the_root_visits() -> None:
     game = load(GAMES / "tictactoe.gdl")
     encoding = GameEncoding(game)
