@@ -97,6 +97,10 @@ class TrainConfig:
         eval_every_games: Self-play games between evaluation snapshots (0: only at the end).
         eval_games: Games per role in a snapshot against the random player.
         eval_time_s: Search time per move of the network player in snapshots.
+        eval_rollout_weight: The snapshots' network player (PUCT) values a leaf with this
+            weight on one random playout, the rest on the network (the ``rollout`` option
+            of ``cfr+nn``); 0 where playouts are long (the 8x8 RTS games run 2,400 steps:
+            a move then takes a batch of playouts' time, not ``eval_time_s``).
     """
 
     seed: int = 0
@@ -134,6 +138,7 @@ class TrainConfig:
     eval_every_games: int = 200
     eval_games: int = 20
     eval_time_s: float = 0.1
+    eval_rollout_weight: float = 0.5
 
     def __post_init__(self) -> None:
         problems = []
@@ -161,6 +166,7 @@ class TrainConfig:
             "explore",
             "final_lr_fraction",
             "root_noise",
+            "eval_rollout_weight",
         ):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 problems.append(f"{name} must be in 0..1")

@@ -404,6 +404,7 @@ class Trainer:
             games=self.config.eval_games,
             time_s=self.config.eval_time_s,
             seed=self.config.seed + 7919 * (self.games + 1),
+            rollout_weight=self.config.eval_rollout_weight,
         )
 
     def _train(self, games: int, losses: dict[str, _RunningMean]) -> None:

@@ -212,6 +212,7 @@ class SnapshotTask:
         games: Games per role.
         time_s: Search time per move.
         seed: Seeds the games.
+        rollout_weight: The network player's weight of a random playout in a leaf value.
     """
 
     game_path: str
@@ -221,6 +222,7 @@ class SnapshotTask:
     games: int
     time_s: float
     seed: int
+    rollout_weight: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -255,7 +257,7 @@ def run_snapshot(task: SnapshotTask) -> SnapshotOutput:
     from ggp.match import run_match
     from ggp.players.base import Player
     from ggp.players.cfr_player import CFRSettings
-    from ggp.players.net_player import NetCFRPlayer
+    from ggp.players.net_player import NetCFRPlayer, NetSettings
     from ggp.players.random_player import RandomPlayer
 
     started = time.monotonic()
@@ -272,7 +274,10 @@ def run_snapshot(task: SnapshotTask) -> SnapshotOutput:
                 other: RandomPlayer(np.random.default_rng(seeds[1])) for other in game.player_roles
             }
             players[role] = NetCFRPlayer(
-                settings=settings, rng=np.random.default_rng(seeds[0]), evaluator=evaluator
+                settings=settings,
+                rng=np.random.default_rng(seeds[0]),
+                net_settings=NetSettings(rollout_weight=task.rollout_weight),
+                evaluator=evaluator,
             )
             record = run_match(game, players, np.random.default_rng(seeds[2]), play_clock_s=60.0)
             total += match_score(record.goals, game, role)

@@ -100,6 +100,18 @@ def test_settings_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
         load_config(MONTY, bad)
 
 
+def test_the_rts_settings_evaluate_without_playouts(tmp_path: Path) -> None:
+    """training/rts_8x8_*.toml: few simulations and snapshots whose network player adds no
+    random playouts (each runs to 2,400 steps there), passed on to the snapshot task."""
+    for name in ("rts_8x8_melee.gdl", "rts_8x8_full.gdl"):
+        config = load_config(GAMES / "rts" / name)
+        assert (config.simulations, config.eval_rollout_weight) == (32, 0.0)
+    trainer = Trainer(GAMES / "rts" / "rts_8x8_melee.gdl", config, tmp_path / "run")
+    assert trainer._snapshot_task().rollout_weight == 0.0
+    with pytest.raises(ConfigError, match="eval_rollout_weight must be in 0"):
+        TrainConfig(eval_rollout_weight=1.5)
+
+
 def test_per_game_settings_come_with_the_package(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
