@@ -3,9 +3,10 @@ its whole stack, when the next is given (RTMM's game loop, ../shared/REFERENCE-S
 section 3.3: "a search can pause and resume, so idle cycles chain into deep searches").
 
 The search runs in a thread of its own, strictly in turn with the caller:
-:meth:`Pondering.run_for` hands it the time up to a moment and blocks until it has paused there (in
-:meth:`~ggp.search.classic.engine.TreeSearch.tick`, through the search's ``pause`` hook) or
-finished; :meth:`Pondering.finish` gives it a last slice, stops it and returns its result.
+:meth:`Pondering.run_for` hands it the time up to a moment and blocks until it has paused
+there (in :meth:`~ggp.search.classic.engine.TreeSearch.tick`, through the search's
+``pause`` hook) or finished; :meth:`Pondering.finish` gives it a last slice, stops it and
+returns its result.
 Only one of the two threads runs at a time, so the search, the game and its caches are
 never used by both at once; while the search is paused the caller may use the game (the
 search is stopped at a node's start, never inside a query). A slice ends at the first
