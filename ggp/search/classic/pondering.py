@@ -23,7 +23,7 @@ Example:
     >>> for _ in range(3):
     ...     pondering.run_for(time.monotonic() + 0.01)
     >>> result = pondering.finish(time.monotonic() + 0.01)
-    >>> result.move in game.legal_moves(start, "xplayer"), pondering.searched_s < 0.2
+    >>> result.move in game.legal_moves(start, "xplayer"), pondering.done
     (True, True)
 """
 
