@@ -98,17 +98,19 @@ def wdl_table(path: Path) -> str:
 
 
 def _records(path: Path) -> list[dict[str, Any]]:
-    records = []
+    """The log's match records, each match once: logs merged from several runs may hold a
+    match twice, and the later record counts, as for `ggp eval`'s resume (its match key)."""
+    records: dict[tuple[Any, ...], dict[str, Any]] = {}
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
-            record["player"], record["opponent"], record["role"], record["game"]
+            key = tuple(record[f] for f in ("game", "player", "opponent", "role", "seed"))
         except (ValueError, KeyError) as e:
             sys.exit(f"{path}:{number}: not a match record ({e})")
-        records.append(record)
-    return records
+        records[(*key, record.get("play_clock_s"))] = record
+    return list(records.values())
 
 
 def _order(spec: str) -> tuple[int, str]:

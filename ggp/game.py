@@ -76,7 +76,12 @@ class BatchedMachine(Protocol):
     def batch_from_states(self, states: Sequence[State]) -> Any: ...
 
     def random_playouts(
-        self, start: Any, n: int, rng: np.random.Generator, max_steps: int = ...
+        self,
+        start: Any,
+        n: int,
+        rng: np.random.Generator,
+        max_steps: int = ...,
+        deadline: float | None = ...,
     ) -> Any: ...
 
 
@@ -700,8 +705,8 @@ class Game:
         """Mean goals of ``n`` uniformly random playouts from each of ``states``.
 
         Uses the reasoner's batched playouts when it has them (the propnet: every playout
-        of every state in one bit-sliced call), else plays one playout at a time, and
-        then stops at ``deadline`` (a ``time.monotonic()`` value, checked every step):
+        of every state in one bit-sliced call), else plays one playout at a time. Either
+        way it stops at ``deadline`` (a ``time.monotonic()`` value, checked every step):
         the playouts not finished by then count 0, so the caller that passed a deadline
         checks it before using the values.
 
@@ -715,7 +720,7 @@ class Game:
         machine = self.machine
         if isinstance(machine, BatchedMachine):
             batch = machine.batch_from_states([s for s in states for _ in range(n)])
-            result = machine.random_playouts(batch, len(states) * n, rng, max_steps)
+            result = machine.random_playouts(batch, len(states) * n, rng, max_steps, deadline)
             grouped = result.goals.reshape(len(states), n, roles).astype(np.float64)
             means: npt.NDArray[np.float64] = grouped.mean(axis=1)
             return means

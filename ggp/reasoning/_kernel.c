@@ -28,6 +28,7 @@
 #include <structmember.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #if PY_BIG_ENDIAN
 #error "the propnet kernel assumes a little-endian machine"
@@ -698,6 +699,13 @@ static PyObject *Net_zobrist(Net *s, PyObject *key) {
 
 /* xoshiro256** */
 typedef struct { uint64_t s[4]; } Rng;
+/* Seconds on CLOCK_MONOTONIC, the clock of Python's time.monotonic() on Linux. */
+static double monotonic_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 static inline uint64_t rng_next(Rng *g) {
     uint64_t *s = g->s;
@@ -1103,9 +1111,11 @@ static void advance(const Advance *a, uint64_t *V, int32_t W, uint64_t *scratch,
 }
 
 /*
- * playouts(starts, n, seed, max_steps, goals, lengths, finished, lanes_words)
+ * playouts(starts, n, seed, max_steps, goals, lengths, finished, lanes_words[, deadline])
  *   starts: bytes-like [n][base_words] uint64 (one start state per playout)
  *   goals: writable int64 [n][roles]; lengths: int64 [n]; finished: uint8 [n]
+ *   deadline: a CLOCK_MONOTONIC time in seconds (Python's time.monotonic() on Linux),
+ *   negative for none: at it every playout still running or pending stops unfinished
  */
 static PyObject *Net_playouts(Net *s, PyObject *args) {
     PyObject *starts_obj, *goals_obj, *lengths_obj, *finished_obj;
@@ -1113,8 +1123,9 @@ static PyObject *Net_playouts(Net *s, PyObject *args) {
     unsigned long long seed;
     long long max_steps;
     int W;
-    if (!PyArg_ParseTuple(args, "OnKLOOOi", &starts_obj, &n, &seed, &max_steps, &goals_obj, &lengths_obj,
-                          &finished_obj, &W))
+    double deadline = -1.0;
+    if (!PyArg_ParseTuple(args, "OnKLOOOi|d", &starts_obj, &n, &seed, &max_steps, &goals_obj, &lengths_obj,
+                          &finished_obj, &W, &deadline))
         return NULL;
     if (W < 1 || W > 64) {
         PyErr_SetString(PyExc_ValueError, "lane words must be in 1..64");
@@ -1174,6 +1185,11 @@ static PyObject *Net_playouts(Net *s, PyObject *args) {
         int any = 0;
         for (int32_t w = 0; w < W; w++) any |= active[w] != 0;
         if (!any) break;
+        if (deadline >= 0.0 && monotonic_seconds() >= deadline) {
+            for (int32_t lane = 0; lane < lanes; lane++) /* unfinished: their steps so far */
+                if (lane_get(active, lane)) length_out[lane_playout[lane]] = lane_steps[lane];
+            break;
+        }
         eval_vec(s, V, &s->state_play, W);
         const uint64_t *term = V + (size_t)s->terminal * W;
         for (int32_t w = 0; w < W; w++) {

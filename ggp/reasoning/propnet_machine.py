@@ -765,6 +765,7 @@ class PropnetStateMachine:
         n: int,
         rng: np.random.Generator,
         max_steps: int = 100_000,
+        deadline: float | None = None,
     ) -> PlayoutResult:
         """Play ``n`` uniformly random games to the end, bit-sliced.
 
@@ -777,6 +778,8 @@ class PropnetStateMachine:
             n: Number of playouts.
             rng: The source of randomness.
             max_steps: Stop playouts that have not ended after this many joint moves.
+            deadline: A ``time.monotonic()`` value (checked every joint move): the
+                playouts still running or not begun then stop unfinished.
 
         Returns:
             Goals, lengths and which playouts finished.
@@ -802,6 +805,7 @@ class PropnetStateMachine:
                 lengths_out,
                 finished_out,
                 playout_lane_words(len(self._net.ops)),
+                -1.0 if deadline is None else deadline,
             )
             return PlayoutResult(goals_out, lengths_out, finished_out.view(bool))
         batch = self.repeat_state(start, n) if isinstance(start, State) else start
@@ -827,6 +831,8 @@ class PropnetStateMachine:
                 finished[origin[ints_to_bits([terminal], width)[0]]] = True
                 active &= ~terminal
             if not active or steps >= max_steps:
+                break
+            if deadline is not None and time.monotonic() >= deadline:
                 break
             active_bits = ints_to_bits([active], width)[0]
             count = int(active_bits.sum())

@@ -12,6 +12,7 @@ Meier wins 34.84% for player 1.
 from __future__ import annotations
 
 import os
+import time
 from collections import deque
 from pathlib import Path
 
@@ -250,6 +251,25 @@ def test_random_playouts_from_a_batch_and_with_a_step_cap() -> None:
     assert (capped.lengths == 2).all()
     done = machine.random_playouts(batch, 5, np.random.default_rng(0))
     assert done.finished.all() and (done.goals == 100).all() and (done.lengths >= 3).all()
+
+
+def test_random_playouts_stop_at_the_deadline() -> None:
+    # A game without an end: only the deadline stops its playouts (both backends check it
+    # before every joint move; Game.random_playouts passes it on to this batched call).
+    machine = propnet_from(
+        """
+        (role r) (init (at 0)) (legal r flip)
+        (<= (next (at 1)) (true (at 0))) (<= (next (at 0)) (true (at 1)))
+        (<= terminal (true (at 2))) (<= (goal r 0) (true (at 0))) (<= (goal r 0) (true (at 1)))
+        """
+    )
+    state = machine.initial_state()
+    past = machine.random_playouts(state, 5, np.random.default_rng(0), deadline=time.monotonic())
+    assert not past.finished.any() and (past.lengths == 0).all()
+    soon = time.monotonic() + 0.05
+    cut = machine.random_playouts(state, 5, np.random.default_rng(0), 10**8, deadline=soon)
+    assert not cut.finished.any() and (cut.goals == 0).all()
+    assert ((cut.lengths > 0) & (cut.lengths < 10**8)).all()
 
 
 def test_positive_cycles_reach_the_least_fixpoint() -> None:

@@ -252,7 +252,7 @@ class MCTS:
                 batch = min(batch, limit - simulations)
             try:
                 deepest = max(deepest, self._batch(root, batch, deadline))
-            except OutOfTime:  # a query to a slow reasoner cut at its deadline
+            except OutOfTime:  # a playout or a slow reasoner's query cut at the deadline
                 break  # (the batch's visits counted on the way down stay: a slight bias)
             simulations += batch
         self.simulations += simulations
@@ -408,11 +408,19 @@ class MCTS:
         return root
 
     def _batch(self, root: _Node, size: int, deadline: float) -> int:
-        """Run ``size`` simulations; returns the deepest selection (steps)."""
+        """Run ``size`` simulations; returns the deepest selection (steps).
+
+        Raises:
+            OutOfTime: The leaves' values came after ``deadline``: they may be partial
+                (random playouts stop there), and are not backed up.
+        """
         pending = self._select_many(root, size)
         values: npt.ArrayLike = ()
         if pending.states:
-            values = self.evaluator.evaluate(self.game, pending.states).values
+            cut = None if math.isinf(deadline) else deadline
+            values = self.evaluator.evaluate(self.game, pending.states, cut).values
+            if cut is not None and time.monotonic() >= cut:
+                raise OutOfTime("the leaves were valued past the deadline")
         self.back_up(pending, values)
         return pending.deepest
 
