@@ -16,6 +16,10 @@
 #   rts-melee, rts-full         issue 16 point 4: the paper's Tables 3 and 4, each pairing
 #                               of the bots and RTMM / RRTMM (0.1 s a decision), 50 games
 #                               a seat; the bots' cells first, the searches' last
+#   rts-melee-beyond, rts-full-beyond
+#                               issue 16 point 5: the shipped network (PUCT without
+#                               playouts), alpha-beta and MCTS (the paper's evaluation
+#                               at the leaves) against the same four, into the same logs
 #
 # Each table runs as its own `ggp eval` / `ggp tournament` with WORKERS workers, all the
 # tables at once, and is stopped (as by Ctrl-C) after SECONDS; a log keeps every
@@ -27,7 +31,7 @@
 # once the games are in).
 set -u
 if [ $# -lt 3 ]; then
-  sed -n 2,26p "$0" | sed 's/^# \{0,1\}//'
+  sed -n 2,31p "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 seconds=$1 workers=$2
@@ -68,6 +72,17 @@ rts() {  # GAME LOG: the upper triangle of the paper's table, cheapest rows firs
   done
 }
 
+beyond() {  # GAME LOG: rows beyond the paper against its field, 50 games a seat each
+  local game=$1 log=$2 row
+  local rows=("cfr+nn:checkpoints/${game%.gdl}/latest.pt,rollout=0,time=0.1"
+    alphabeta:eval=rts,time=0.1 mcts:eval=rts,time=0.1)
+  for row in "${rows[@]}"; do
+    "$ggp" eval "games/rts/$game" --player "$row" \
+      --vs rtsbot:stochastic,rtsbot:rush,rtmm:time=0.1,rrtmm:time=0.1 --games 50 \
+      --workers "$workers" --play-clock 1 --seed 0 --wdl --no-progress --log "$data/$log"
+  done
+}
+
 pids=()
 for table in "$@"; do
   case $table in
@@ -94,6 +109,10 @@ for table in "$@"; do
       rts rts_8x8_melee.gdl rts-melee.jsonl & ;;
     rts-full)
       rts rts_8x8_full.gdl rts-full.jsonl & ;;
+    rts-melee-beyond)
+      beyond rts_8x8_melee.gdl rts-melee.jsonl & ;;
+    rts-full-beyond)
+      beyond rts_8x8_full.gdl rts-full.jsonl & ;;
     *)
       echo "play_tables.sh: no table '$table' (see play_tables.sh with no arguments)" >&2
       kill "${pids[@]}" 2>/dev/null
