@@ -19,7 +19,10 @@ Details:
   groups in Monte Carlo tree search*, CIG 2008), and the tree is kept from move to move.
 - Leaves are valued in batches of :attr:`MCTSSettings.batch_size`: the simulations of a
   batch count their visits when they select (a virtual loss that spreads them over the
-  tree) and add their values after the batch is valued, in one evaluator call.
+  tree) and add their values after the batch is valued, in one evaluator call. The call
+  gets the search's deadline (random playouts stop there: one of RTS-Full's runs ~2,000
+  steps), and a batch valued after it is not backed up, so a move is never late; where
+  not even one batch fits the time, the move is the most visited by selection alone.
 - MCTS-Solver (Winands, Björnsson & Saito, *Monte-Carlo tree search solver*, CG 2008,
   https://doi.org/10.1007/978-3-540-87608-3_3), generalised to goal vectors: a node
   where at most one player has a choice is *proven* once every child is (the mover's
