@@ -4,7 +4,6 @@ heuristics, anytime behaviour, max^n and MCTS."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 
 import numpy as np
 import pytest
@@ -32,7 +31,6 @@ from ggp.search.classic import (
 from ggp.search.classic.mcts import MCTSSettings
 from ggp.search.classic.ordering import HistoryTable, order_moves
 from ggp.search.classic.tt import INFINITY
-from ggp.search.evaluator import LeafEstimate
 from ggp.search.policy_models import UniformPolicy
 
 from conftest import GAMES, SHARED, requires_shared
@@ -389,39 +387,6 @@ def test_mcts_in_simultaneous_moves_plays_legal_moves() -> None:
         assert not result.solved  # nodes where both choose are never proven
         again = search.search(state, max_simulations=100)  # the tree is kept
         assert again.simulations == 100
-
-
-class _SlowEvaluator:
-    """Values every leaf 50, and (as random playouts of a long game do) takes until the
-    deadline it is given, which it records."""
-
-    def __init__(self) -> None:
-        self.deadlines: list[float | None] = []
-
-    def evaluate(
-        self, game: Game, states: Sequence[State], deadline: float | None = None
-    ) -> LeafEstimate:
-        self.deadlines.append(deadline)
-        while deadline is not None and time.monotonic() < deadline:
-            time.sleep(0.001)
-        return LeafEstimate(np.full((len(states), len(game.roles)), 50.0))
-
-
-def test_mcts_values_leaves_by_the_deadline_and_drops_values_past_it(tictactoe: Game) -> None:
-    # RTS-Full's random playouts run ~2,000 steps: a batch of eight took 3.6 s, and an
-    # mcts move at time=0.05 took as long. The evaluator gets the search's deadline, and
-    # values that come after it (perhaps cut playouts) are not backed up.
-    state = tictactoe.initial_state()
-    slow = _SlowEvaluator()
-    search = MCTS(tictactoe, "xplayer", slow, rng=np.random.default_rng(0))
-    deadline = time.monotonic() + 0.05
-    result = search.search(state, deadline)
-    assert slow.deadlines == [deadline]
-    assert result.simulations == 0 and search.evaluations == 0
-    assert result.move in tictactoe.legal_moves(state, "xplayer")
-    # without a deadline (a simulation budget) nothing is cut
-    unbounded = MCTS(tictactoe, "xplayer", _SlowEvaluator(), rng=np.random.default_rng(0))
-    assert unbounded.search(state, max_simulations=16).simulations == 16
 
 
 def test_mcts_is_reproducible_with_a_seed(tictactoe: Game) -> None:
