@@ -22,10 +22,12 @@ import json
 import statistics
 import sys
 from collections import defaultdict
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from ggp.training.evaluate import wilson_interval
+from ggp.training.evaluate import MatchKey, match_key, wilson_interval
+from ggp.training.workers import MatchTask
 
 DATA = Path(__file__).with_name("data")
 
@@ -100,16 +102,17 @@ def wdl_table(path: Path) -> str:
 def _records(path: Path) -> list[dict[str, Any]]:
     """The log's match records, each match once: logs merged from several runs may hold a
     match twice, and the later record counts, as for `ggp eval`'s resume (its match key)."""
-    records: dict[tuple[Any, ...], dict[str, Any]] = {}
+    records: dict[MatchKey, dict[str, Any]] = {}
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
-            key = tuple(record[f] for f in ("game", "player", "opponent", "role", "seed"))
-        except (ValueError, KeyError) as e:
+            task = MatchTask(**{f.name: record[f.name] for f in fields(MatchTask)})
+            key = match_key(task, str(record["game"]))
+        except (ValueError, KeyError, TypeError) as e:
             sys.exit(f"{path}:{number}: not a match record ({e})")
-        records[(*key, record.get("play_clock_s"))] = record
+        records[key] = record
     return list(records.values())
 
 

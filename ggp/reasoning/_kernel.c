@@ -697,8 +697,6 @@ static PyObject *Net_zobrist(Net *s, PyObject *key) {
 
 /* --------------------------------------------------------------- bit-sliced batches */
 
-/* xoshiro256** */
-typedef struct { uint64_t s[4]; } Rng;
 /* Seconds on CLOCK_MONOTONIC, the clock of Python's time.monotonic() on Linux. */
 static double monotonic_seconds(void) {
     struct timespec ts;
@@ -706,6 +704,8 @@ static double monotonic_seconds(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* xoshiro256** */
+typedef struct { uint64_t s[4]; } Rng;
 static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 static inline uint64_t rng_next(Rng *g) {
     uint64_t *s = g->s;
