@@ -93,6 +93,9 @@ class RolloutEvaluator:
         values = game.random_playouts(states, self.playouts, self.rng, deadline=deadline)
         return LeafEstimate(values)
 
+    def __repr__(self) -> str:
+        return f"RolloutEvaluator({self.playouts!r})"
+
 
 class MixedEvaluator:
     """A weighted mean of two evaluators' values: ``(1 - weight) * first + weight *

@@ -4,6 +4,7 @@ valued past it is refused."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
 
@@ -74,3 +75,16 @@ def test_mcts_values_by_the_deadline_and_drops_values_past_it() -> None:
     assert evaluator.deadlines == [deadline]
     assert result.simulations == 0 and search.evaluations == 0
     assert result.move in game.legal_moves(state, "xplayer")
+
+
+def test_mcts_says_once_when_no_simulation_fits_the_time(caplog: pytest.LogCaptureFixture) -> None:
+    # A user whose evaluator (long random playouts) cannot value one batch in a move's
+    # time learns it, and how to mend it, once: not on every move.
+    game = Game.from_file(GAMES / "tictactoe.gdl")
+    search = MCTS(game, "xplayer", PastTheDeadline(), rng=np.random.default_rng(0))
+    with caplog.at_level(logging.WARNING, logger="ggp.search.classic.mcts"):
+        for _ in range(2):
+            search.search(game.initial_state(), time.monotonic() + 0.02)
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1
+    assert "no simulation finished" in warnings[0] and "rollout=0" in warnings[0]

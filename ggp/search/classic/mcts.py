@@ -226,6 +226,7 @@ class MCTS:
         self.simulations = 0
         self.steps = 0  # tree nodes traversed, in all
         self.evaluations = 0
+        self._warned_blind = False  # logged once: a move with no simulation in its time
 
     # ----------------------------------------------------------------- search
 
@@ -261,6 +262,17 @@ class MCTS:
         self.simulations += simulations
         move, value = self._choose(root)
         seconds = time.monotonic() - started
+        if simulations == 0 and root.proven is None and not self._warned_blind:
+            self._warned_blind = True
+            logger.warning(
+                "mcts %s: no simulation finished in %.2f s, the move is chosen without "
+                "values (the evaluator %r takes longer than a move's time: value leaves "
+                "with a faster evaluator, e.g. a heuristic eval= or rollout=0, or give "
+                "more time); said once",
+                self.role,
+                seconds,
+                self.evaluator,
+            )
         logger.info(
             "mcts %s: %d simulations, depth %d, value %.2f%s, move %s, %.2f s",
             self.role,
