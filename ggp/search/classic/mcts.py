@@ -226,7 +226,10 @@ class MCTS:
         self.simulations = 0
         self.steps = 0  # tree nodes traversed, in all
         self.evaluations = 0
-        self._warned_blind = False  # logged once: a move with no simulation in its time
+        # Moves in a row with no simulation in their time (the first move's may be a
+        # warm-up: the reasoner's and the network's first calls); two are logged, once.
+        self._blind_moves = 0
+        self._warned_blind = False
 
     # ----------------------------------------------------------------- search
 
@@ -262,13 +265,14 @@ class MCTS:
         self.simulations += simulations
         move, value = self._choose(root)
         seconds = time.monotonic() - started
-        if simulations == 0 and root.proven is None and not self._warned_blind:
+        self._blind_moves = self._blind_moves + 1 if simulations == 0 and root.proven is None else 0
+        if self._blind_moves >= 2 and not self._warned_blind:
             self._warned_blind = True
             logger.warning(
-                "mcts %s: no simulation finished in %.2f s, the move is chosen without "
-                "values (the evaluator %r takes longer than a move's time: value leaves "
-                "with a faster evaluator, e.g. a heuristic eval= or rollout=0, or give "
-                "more time); said once",
+                "mcts %s: two moves in a row with no simulation finished (%.2f s the last), "
+                "chosen without values (the evaluator %r takes longer than a move's time: "
+                "value leaves with a faster evaluator, e.g. a heuristic eval= or rollout=0, "
+                "or give more time); said once",
                 self.role,
                 seconds,
                 self.evaluator,
