@@ -16,6 +16,11 @@
 #   rts-melee, rts-full         issue 16 point 4: the paper's Tables 3 and 4, each pairing
 #                               of the bots and RTMM / RRTMM (0.1 s a decision), 50 games
 #                               a seat; the bots' cells first, the searches' last
+#   battlecity-arena13, battlecity-maze18, battlecity-maze26
+#                               issue 16 points 4 and 5 on one BattleCity map: the rows of
+#                               the paper's Table 1 (the bots, RTMM / RRTMM at 0.05 s; 25
+#                               games a seat, as on `small`), then the shipped network's
+#                               (50 games a seat)
 #   rts-melee-beyond, rts-full-beyond
 #                               issue 16 point 5: the shipped network (PUCT without
 #                               playouts), alpha-beta and MCTS (the paper's evaluation
@@ -31,7 +36,7 @@
 # once the games are in).
 set -u
 if [ $# -lt 3 ]; then
-  sed -n 2,31p "$0" | sed 's/^# \{0,1\}//'
+  sed -n 2,36p "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 seconds=$1 workers=$2
@@ -72,6 +77,21 @@ rts() {  # GAME LOG: the upper triangle of the paper's table, cheapest rows firs
   done
 }
 
+battlecity() {  # MAP: Table 1's rows on one map, then the network's
+  local map=$1 row
+  local field=(rtsbot:random rtsbot:follower rtmm:time=0.05 rrtmm:time=0.05)
+  local rows=("rtsbot:random;rtsbot:random,rtsbot:follower" "rtsbot:follower;rtsbot:follower"
+    "rtmm:time=0.05;$(IFS=,; echo "${field[*]}")" "rrtmm:time=0.05;$(IFS=,; echo "${field[*]}")"
+    "cfr+nn:checkpoints/battlecity_$map/latest.pt,time=0.05;$(IFS=,; echo "${field[*]}")")
+  for row in "${rows[@]}"; do
+    local games=25
+    [ "${row#cfr+nn}" != "$row" ] && games=50
+    "$ggp" eval "games/rts/battlecity_$map.gdl" --player "${row%%;*}" --vs "${row#*;}" \
+      --games "$games" --workers "$workers" --play-clock 0.5 --seed 0 --wdl --no-progress \
+      --log "$data/rts-battlecity-$map.jsonl"
+  done
+}
+
 beyond() {  # GAME LOG: rows beyond the paper against its field, 50 games a seat each
   local game=$1 log=$2 row
   local rows=("cfr+nn:checkpoints/${game%.gdl}/latest.pt,rollout=0,time=0.1"
@@ -109,6 +129,8 @@ for table in "$@"; do
       rts rts_8x8_melee.gdl rts-melee.jsonl & ;;
     rts-full)
       rts rts_8x8_full.gdl rts-full.jsonl & ;;
+    battlecity-arena13|battlecity-maze18|battlecity-maze26)
+      battlecity "${table#battlecity-}" & ;;
     rts-melee-beyond)
       beyond rts_8x8_melee.gdl rts-melee.jsonl & ;;
     rts-full-beyond)

@@ -281,3 +281,16 @@ def test_model_starts_as_the_rules_text_pictures() -> None:
 def test_shipped_maps_are_replayed() -> None:
     assert set(PLAYS) == {m.name for m in MAPS} | {CAPPED.name}
     assert sum(PLAYS.values()) >= 500
+
+
+@pytest.mark.parametrize("name", [m.name for m in MAPS])
+def test_no_tank_starts_with_a_shot_at_the_enemy(name: str) -> None:
+    """No start puts the enemy base or tank in a tank's row or column with only bricks
+    between: there the game is a firing race from the first step (both fire: a tie in a
+    few steps, whatever the search), as arena13 and maze26 were until 2026-11-27."""
+    sim = model.initial(battle_map(name))
+    for role in ROLES:
+        enemy = model.other(role)
+        start = sim.tanks[role]
+        assert _in_line(sim, start, sim.board.base(enemy)) is None, (role, "base")
+        assert _in_line(sim, start, sim.tanks[enemy]) is None, (role, "tank")
