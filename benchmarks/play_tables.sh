@@ -16,11 +16,11 @@
 #   rts-melee, rts-full         issue 16 point 4: the paper's Tables 3 and 4, each pairing
 #                               of the bots and RTMM / RRTMM (0.1 s a decision), 50 games
 #                               a seat; the bots' cells first, the searches' last
-#   battlecity-arena13, battlecity-maze18, battlecity-maze26
+#   battlecity-small, battlecity-arena13, battlecity-maze18, battlecity-maze26
 #                               issue 16 points 4 and 5 on one BattleCity map: the rows of
 #                               the paper's Table 1 (the bots, RTMM / RRTMM at 0.05 s; 25
-#                               games a seat, as on `small`), then the shipped network's
-#                               (50 games a seat)
+#                               games a seat a map), then the shipped network's (50 games
+#                               a seat)
 #   rts-melee-beyond, rts-full-beyond
 #                               issue 16 point 5: the shipped network (PUCT without
 #                               playouts), alpha-beta and MCTS (the paper's evaluation
@@ -129,7 +129,7 @@ for table in "$@"; do
       rts rts_8x8_melee.gdl rts-melee.jsonl & ;;
     rts-full)
       rts rts_8x8_full.gdl rts-full.jsonl & ;;
-    battlecity-arena13|battlecity-maze18|battlecity-maze26)
+    battlecity-small|battlecity-arena13|battlecity-maze18|battlecity-maze26)
       battlecity "${table#battlecity-}" & ;;
     rts-melee-beyond)
       beyond rts_8x8_melee.gdl rts-melee.jsonl & ;;
