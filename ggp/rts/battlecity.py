@@ -114,7 +114,9 @@ def _mirrored(name: str, top: tuple[str, ...], middle: tuple[str, ...] = ()) -> 
 
 #: The shipped maps. The paper's six mazes (18x18 to 26x18) are not published; these are
 #: ours, point-symmetric, in the paper's sizes (``maze18``, ``maze26``) and smaller ones for
-#: tests and deep searches.
+#: tests and deep searches. No tank starts with the enemy base or tank in its line of fire
+#: through bricks alone (the game would be a firing race from the first step; a test guards
+#: it).
 MAPS: tuple[BattleMap, ...] = (
     _mirrored(
         "small",

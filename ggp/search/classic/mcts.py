@@ -22,7 +22,8 @@ Details:
   tree) and add their values after the batch is valued, in one evaluator call. The call
   gets the search's deadline (random playouts stop there: one of RTS-Full's runs ~2,000
   steps), and a batch valued after it is not backed up, so a move is never late; where
-  not even one batch fits the time, the move is the most visited by selection alone.
+  not even one batch fits the time, the move is the most visited by selection alone (two
+  such moves in a row log a warning, once).
 - MCTS-Solver (Winands, Björnsson & Saito, *Monte-Carlo tree search solver*, CG 2008,
   https://doi.org/10.1007/978-3-540-87608-3_3), generalised to goal vectors: a node
   where at most one player has a choice is *proven* once every child is (the mover's
