@@ -77,16 +77,15 @@ rts() {  # GAME LOG: the upper triangle of the paper's table, cheapest rows firs
   done
 }
 
-battlecity() {  # MAP: Table 1's rows on one map, then the network's
-  local map=$1 row
-  local field=(rtsbot:random rtsbot:follower rtmm:time=0.05 rrtmm:time=0.05)
-  local rows=("rtsbot:random;rtsbot:random,rtsbot:follower" "rtsbot:follower;rtsbot:follower"
-    "rtmm:time=0.05;$(IFS=,; echo "${field[*]}")" "rrtmm:time=0.05;$(IFS=,; echo "${field[*]}")"
-    "cfr+nn:checkpoints/battlecity_$map/latest.pt,time=0.05;$(IFS=,; echo "${field[*]}")")
+battlecity() {  # MAP: Table 1's rows on one map (25 games a seat), then the network's (50)
+  local map=$1 row player vs games
+  local all=rtsbot:random,rtsbot:follower,rtmm:time=0.05,rrtmm:time=0.05
+  local rows=("rtsbot:random;rtsbot:random,rtsbot:follower;25" "rtsbot:follower;rtsbot:follower;25"
+    "rtmm:time=0.05;$all;25" "rrtmm:time=0.05;$all;25"
+    "cfr+nn:checkpoints/battlecity_$map/latest.pt,time=0.05;$all;50")
   for row in "${rows[@]}"; do
-    local games=25
-    [ "${row#cfr+nn}" != "$row" ] && games=50
-    "$ggp" eval "games/rts/battlecity_$map.gdl" --player "${row%%;*}" --vs "${row#*;}" \
+    IFS=';' read -r player vs games <<< "$row"
+    "$ggp" eval "games/rts/battlecity_$map.gdl" --player "$player" --vs "$vs" \
       --games "$games" --workers "$workers" --play-clock 0.5 --seed 0 --wdl --no-progress \
       --log "$data/rts-battlecity-$map.jsonl"
   done
