@@ -1,6 +1,7 @@
 """The learning curves of a run, drawn as a PNG with matplotlib (Agg backend).
 
-Two panels: the running losses (value MSE on goal / 100, policy cross-entropy) against
+Two panels: the running losses (value MSE on goal / 100, policy cross-entropy, and its
+part the network could still learn: the KL divergence to the targets) against
 optimiser steps, and the snapshot scores against the random player (per role and their
 mean) against self-play games. Records come from the run's ``log-*.jsonl`` files, read
 in order, so a resumed run draws one continuous curve.
@@ -53,6 +54,9 @@ def plot_curves(logs: Iterable[Path], target: Path) -> None:
         steps = [r["steps"] for r in progress]
         left.plot(steps, [r["value_mse"] for r in progress], label="value MSE (goal / 100)")
         left.plot(steps, [r["policy_ce"] for r in progress], label="policy cross-entropy")
+        kl = [(n, r["policy_kl"]) for n, r in zip(steps, progress, strict=True) if "policy_kl" in r]
+        if kl:  # logs before 2026-11-27 do not have it
+            left.plot(*zip(*kl, strict=True), label="policy KL to the targets")
         left.set_yscale("log")
         left.legend(loc="upper right", fontsize="small")
     left.set_xlabel("optimiser steps")

@@ -28,6 +28,7 @@ import json
 import logging
 import math
 import time
+from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -70,6 +71,7 @@ __all__ = [
     "TrainSummary",
     "Trainer",
     "train_step",
+    "policy_losses",
     "run_dir",
     "lr_factor",
 ]
@@ -90,12 +92,60 @@ class Losses:
         value: Binary cross-entropy of the values (goal / 100).
         value_mse: Mean squared error of the values (goal / 100), for the logs.
         policy: Cross-entropy of the policies (over heads with a target).
+        policy_kl: ``policy`` less the targets' own entropy: how far the network is
+            from its targets (0: it matches them). Search targets can be close to
+            uniform (a simultaneous-move PUCT spreads its visits), so the cross-entropy
+            can stay near ``ln(moves)`` while the network has learnt all there is.
     """
 
     total: float
     value: float
     value_mse: float
     policy: float
+    policy_kl: float
+
+
+def policy_losses(
+    logits: Sequence[torch.Tensor],
+    legal: torch.Tensor,
+    policy: torch.Tensor,
+    has: torch.Tensor,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The policy cross-entropy and the targets' entropy, each a mean over the
+    (position, head) pairs with a target.
+
+    Args:
+        logits: One ``[B, M_h]`` tensor per head.
+        legal: ``[B, sum M_h]`` legal-move masks, the heads side by side.
+        policy: ``[B, sum M_h]`` targets (rows of heads without a target are ignored).
+        has: ``[B, H]`` which heads have a target.
+
+    Example:
+        >>> uniform = torch.zeros(1, 4)
+        >>> legal = torch.ones(1, 4, dtype=torch.bool)
+        >>> one_hot = torch.tensor([[1.0, 0.0, 0.0, 0.0]])
+        >>> has = torch.ones(1, 1, dtype=torch.bool)
+        >>> ce, entropy = policy_losses([uniform], legal, one_hot, has)
+        >>> round(float(ce), 4), float(entropy)  # ln 4, 0
+        (1.3863, 0.0)
+        >>> ce, entropy = policy_losses([uniform], legal, torch.full((1, 4), 0.25), has)
+        >>> round(float(ce - entropy), 6)  # the network is its target
+        0.0
+    """
+    cross_entropy = torch.zeros(())
+    entropy = torch.zeros(())
+    start = 0
+    for head, head_logits in enumerate(logits):
+        end = start + head_logits.shape[1]
+        rows = has[:, head]
+        if bool(rows.any()):
+            target = policy[rows, start:end]
+            logp = masked_log_softmax(head_logits[rows], legal[rows, start:end])
+            cross_entropy = cross_entropy - (target * logp).sum()
+            entropy = entropy - torch.special.xlogy(target, target).sum()
+        start = end
+    count = has.sum().clamp(min=1)
+    return cross_entropy / count, entropy / count
 
 
 @dataclass(frozen=True)
@@ -139,20 +189,12 @@ def train_step(
     out = net(x)
     value_loss = nn.functional.binary_cross_entropy_with_logits(out.value_logits, target)
     value_mse = nn.functional.mse_loss(out.values.detach(), target)
-    legal = torch.from_numpy(batch.legal)
-    policy = torch.from_numpy(batch.policy)
-    has = torch.from_numpy(batch.has_policy)
-    policy_loss = torch.zeros(())
-    count = has.sum()
-    start = 0
-    for head, logits in enumerate(out.policy_logits):
-        end = start + logits.shape[1]
-        rows = has[:, head]
-        if bool(rows.any()):
-            logp = masked_log_softmax(logits[rows], legal[rows, start:end])
-            policy_loss = policy_loss - (policy[rows, start:end] * logp).sum()
-        start = end
-    policy_loss = policy_loss / count.clamp(min=1)
+    policy_loss, target_entropy = policy_losses(
+        out.policy_logits,
+        torch.from_numpy(batch.legal),
+        torch.from_numpy(batch.policy),
+        torch.from_numpy(batch.has_policy),
+    )
     loss = config.value_weight * value_loss + config.policy_weight * policy_loss
     optimizer.zero_grad(set_to_none=True)
     loss.backward()  # type: ignore[no-untyped-call]
@@ -163,6 +205,7 @@ def train_step(
         float(value_loss.detach()),
         float(value_mse),
         float(policy_loss.detach()),
+        float(policy_loss.detach() - target_entropy),
     )
 
 
@@ -420,6 +463,7 @@ class Trainer:
             self.steps += 1
             losses["value"].add(result.value_mse)
             losses["policy"].add(result.policy)
+            losses["policy_kl"].add(result.policy_kl)
 
     def _on_snapshot(self, output: SnapshotOutput) -> None:
         score = float(np.mean(output.scores))
@@ -454,7 +498,7 @@ class Trainer:
             workers=workers,
             backend=config.backend,
         )
-        losses = {"value": _RunningMean(), "policy": _RunningMean()}
+        losses = {"value": _RunningMean(), "policy": _RunningMean(), "policy_kl": _RunningMean()}
         total = config.games if config.games else None
         bar = tqdm(
             total=total,
@@ -512,6 +556,7 @@ class Trainer:
                             "progress",
                             value_mse=losses["value"].value,
                             policy_ce=losses["policy"].value,
+                            policy_kl=losses["policy_kl"].value,
                             buffer=len(self.buffer),
                             lr=self.optimizer.param_groups[0]["lr"],
                             positions_per_s=round(rate, 1),
@@ -523,6 +568,7 @@ class Trainer:
                             pos_s=f"{rate:.0f}",
                             v=_fmt(losses["value"].value),
                             p=_fmt(losses["policy"].value),
+                            kl=_fmt(losses["policy_kl"].value),
                             buf=len(self.buffer),
                             steps=self.steps,
                             score=_fmt(self._last_score(), 1),

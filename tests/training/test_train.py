@@ -173,6 +173,9 @@ def test_tiny_training_run_writes_checkpoints_and_resumes(tmp_path: Path) -> Non
     assert json.loads((folder / "latest.json").read_text())["steps"] == summary.steps
     events = {r["event"] for r in records(folder)}
     assert {"start", "progress", "snapshot", "checkpoint", "end"} <= events
+    progress = [r for r in records(folder) if r["event"] == "progress" and r["policy_ce"]]
+    # the KL to the targets is the cross-entropy less the targets' entropy (>= 0)
+    assert progress and all(0 <= r["policy_kl"] <= r["policy_ce"] for r in progress)  # type: ignore[operator]
     snapshot = next(r for r in records(folder) if r["event"] == "snapshot")
     assert set(snapshot["scores"]) == {"player1", "player2"}  # type: ignore[arg-type]
     load_network(folder / "best.pt", game)
