@@ -10,9 +10,10 @@ lowest-deepest; MCTS: the deepest tree node) and the machines that played it.
 With ``--wdl`` (the RTS tables of issue 16, as the RTMM paper prints them): one row per
 player, each cell its wins-draws-losses against the column over both seats; below it the
 depth the row players' searches reached per move (RTMM's: its lookahead in clock units),
-where the log has it.
+where the log has it. With ``--wdl --pool``, one table of all the logs given, each
+pairing's games summed (the RTMM paper's Table 1 sums its maps).
 
-    .venv/bin/python benchmarks/eval_tables.py [--wdl] [benchmarks/data/eval-*.jsonl ...]
+    .venv/bin/python benchmarks/eval_tables.py [--wdl [--pool]] [benchmarks/data/eval-*.jsonl ...]
 """
 
 from __future__ import annotations
@@ -63,20 +64,23 @@ def table(path: Path) -> str:
     return "\n".join(lines)
 
 
-def wdl_table(path: Path) -> str:
-    """The W-D-L table of one log: rows the players, both seats pooled."""
+def wdl_table(*paths: Path) -> str:
+    """The W-D-L table of one log, or of several pooled (the games of each pairing
+    summed, as the RTMM paper's Table 1 sums its maps): rows the players, both seats
+    pooled."""
     cells: dict[tuple[str, str], list[float]] = defaultdict(list)
     depths: dict[str, list[int]] = defaultdict(list)
     games: set[str] = set()
-    for record in _records(path):
-        cells[(record["player"], record["opponent"])].append(float(record["score"]))
-        depths[record["player"]] += [int(d) for d in record.get("depths", [])]
-        games.add(record["game"])
+    for path in paths:
+        for record in _records(path):
+            cells[(record["player"], record["opponent"])].append(float(record["score"]))
+            depths[record["player"]] += [int(d) for d in record.get("depths", [])]
+            games.add(record["game"])
     players = sorted({p for p, _ in cells}, key=_order)
     opponents = sorted({o for _, o in cells}, key=_order)
     lines = [
-        f"**{', '.join(sorted(games))}** ({path}): wins-draws-losses of the row against the "
-        "column, both seats",
+        f"**{', '.join(sorted(games))}** ({', '.join(map(str, paths))}): wins-draws-losses "
+        "of the row against the column, both seats",
         "",
         "| row \\ vs | " + " | ".join(opponents) + " |",
         "| --- |" + " --- |" * len(opponents),
@@ -146,11 +150,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("logs", nargs="*", type=Path, help="logs (default benchmarks/data/eval-*)")
     parser.add_argument("--wdl", action="store_true", help="W-D-L over both seats (RTS tables)")
+    parser.add_argument(
+        "--pool", action="store_true", help="with --wdl: one table of all the logs (maps summed)"
+    )
     args = parser.parse_args()
+    if args.pool and not args.wdl:
+        parser.error("--pool sums W-D-L tables: give --wdl too")
     # the default logs named as RESULTS.md names them: relative to the folder the command
     # runs in where they lie beneath it
     logs = args.logs or [_relative(path) for path in sorted(DATA.glob("eval-*.jsonl"))]
-    print("\n\n".join((wdl_table if args.wdl else table)(path) for path in logs))
+    if args.pool:
+        print(wdl_table(*logs))
+    else:
+        print("\n\n".join((wdl_table if args.wdl else table)(path) for path in logs))
 
 
 if __name__ == "__main__":
