@@ -11,9 +11,14 @@ With ``--wdl`` (the RTS tables of issue 16, as the RTMM paper prints them): one 
 player, each cell its wins-draws-losses against the column over both seats; below it the
 depth the row players' searches reached per move (RTMM's: its lookahead in clock units),
 where the log has it. With ``--wdl --pool``, one table of all the logs given, each
-pairing's games summed (the RTMM paper's Table 1 sums its maps).
+pairing's games summed (the RTMM paper's Table 1 sums its maps). With ``--round-robin
+P,Q,R``: the cross table of those players (issue 14's round robin of the best three),
+each cell the row's score against the column over both roles, from the games of either
+seating (`--player P --vs Q` or `--player Q --vs P`), the diagonal (self-play) left
+blank, and each row's score over all its games against the others.
 
     .venv/bin/python benchmarks/eval_tables.py [--wdl [--pool]] [benchmarks/data/eval-*.jsonl ...]
+    .venv/bin/python benchmarks/eval_tables.py --round-robin mcts,mtdf,paranoid LOG
 """
 
 from __future__ import annotations
@@ -103,6 +108,41 @@ def wdl_table(*paths: Path) -> str:
     return "\n".join(lines)
 
 
+def round_robin(path: Path, players: list[str]) -> str:
+    """The cross table of `players` in one log: the row's score against the column over
+    both roles, the games of either seating counted (a game of Q against P scores 1 - s
+    for P), and each row's mean score over all its games against the others."""
+    scores: dict[tuple[str, str], list[float]] = defaultdict(list)
+    games: set[str] = set()
+    for record in _records(path):
+        player, opponent, score = record["player"], record["opponent"], float(record["score"])
+        if player in players and opponent in players and player != opponent:
+            scores[(player, opponent)].append(score)
+            scores[(opponent, player)].append(1 - score)
+            games.add(record["game"])
+    lines = [
+        f"**{', '.join(sorted(games))}** ({path}): round robin, the row's games, score out of "
+        "100 [95% interval] against the column, both roles",
+        "",
+        "| row \\ vs | " + " | ".join(f"`{p}`" for p in players) + " | all |",
+        "| --- |" + " --- |" * (len(players) + 1),
+    ]
+    for player in players:
+        row, every = [f"`{player}`"], []
+        for opponent in players:
+            cell = scores.get((player, opponent), []) if opponent != player else []
+            row.append(_score(cell) if cell else "")
+            every += cell
+        lines.append("| " + " | ".join([*row, _score(every) if every else ""]) + " |")
+    return "\n".join(lines)
+
+
+def _score(scores: list[float]) -> str:
+    mean = sum(scores) / len(scores)
+    low, high = wilson_interval(mean, len(scores))
+    return f"{len(scores)}: {100 * mean:.1f} [{100 * low:.1f}, {100 * high:.1f}]"
+
+
 def _records(path: Path) -> list[dict[str, Any]]:
     """The log's match records, each match once: logs merged from several runs may hold a
     match twice, and the later record counts, as for `ggp eval`'s resume (its match key)."""
@@ -128,15 +168,12 @@ def _order(spec: str) -> tuple[int, str]:
 
 
 def _cell(records: list[dict[str, Any]], machines: list[str]) -> str:
-    scores = [float(r["score"]) for r in records]
-    mean = sum(scores) / len(scores)
-    low, high = wilson_interval(mean, len(scores))
     depths = [int(d) for r in records for d in r.get("depths", [])]
     depth = f"; {statistics.median(depths):g} ({min(depths)}-{max(depths)})" if depths else ""
     where = "".join(
         sorted({chr(ord("A") + machines.index(str(r.get("machine", "?")))) for r in records})
     )
-    return f"{len(scores)}: {100 * mean:.1f} [{100 * low:.1f}, {100 * high:.1f}]{depth}; {where}"
+    return f"{_score([float(r['score']) for r in records])}{depth}; {where}"
 
 
 def _relative(path: Path) -> Path:
@@ -153,13 +190,23 @@ def main() -> None:
     parser.add_argument(
         "--pool", action="store_true", help="with --wdl: one table of all the logs (maps summed)"
     )
+    parser.add_argument(
+        "--round-robin",
+        metavar="P,Q,...",
+        help="the cross table of these players in each log (both roles, either seating)",
+    )
     args = parser.parse_args()
     if args.pool and not args.wdl:
         parser.error("--pool sums W-D-L tables: give --wdl too")
+    if args.round_robin and args.wdl:
+        parser.error("--round-robin prints scores over both roles: leave out --wdl")
     # the default logs named as RESULTS.md names them: relative to the folder the command
     # runs in where they lie beneath it
     logs = args.logs or [_relative(path) for path in sorted(DATA.glob("eval-*.jsonl"))]
-    if args.pool:
+    if args.round_robin:
+        players = args.round_robin.split(",")
+        print("\n\n".join(round_robin(path, players) for path in logs))
+    elif args.pool:
         print(wdl_table(*logs))
     else:
         print("\n\n".join((wdl_table if args.wdl else table)(path) for path in logs))

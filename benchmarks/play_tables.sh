@@ -5,6 +5,9 @@
 #
 # TABLE (the commands are those benchmarks/RESULTS.md gives for each table):
 #   connectfour, breakthrough   issue 14 point 6: each classic search vs random and mcts
+#   connectfour-roundrobin      and the round robin of connect four's best three (mcts,
+#                               mtdf, paranoid: their scores against mcts); the pairings
+#                               with mcts are the table's own games, only the rest is played
 #   snake-heuristics, snake-algorithms
 #                               issue 15 point 5: the paper's Table 1, 8-snake board,
 #                               100 ms a move (two of each variant)
@@ -36,7 +39,7 @@
 # once the games are in).
 set -u
 if [ $# -lt 3 ]; then
-  sed -n 2,36p "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,/^set -u/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
   exit 2
 fi
 seconds=$1 workers=$2
@@ -52,6 +55,17 @@ classic() {  # GAME LOG PLAYERS...: each player vs random and mcts, one after th
   shift 2
   for p in "$@"; do
     "$ggp" eval "$corpus/$game" --player "$p" --vs random,mcts --games 100 \
+      --workers "$workers" --play-clock 1 --seed 0 --no-progress --log "$data/$log"
+  done
+}
+
+roundrobin() {  # GAME LOG PLAYERS...: each player against those after it, 100 games a role
+  local game=$1 log=$2 i vs
+  shift 2
+  local players=("$@")
+  for ((i = 0; i < ${#players[@]} - 1; i++)); do
+    vs=$(IFS=,; echo "${players[*]:i+1}")
+    "$ggp" eval "$corpus/$game" --player "${players[$i]}" --vs "$vs" --games 100 \
       --workers "$workers" --play-clock 1 --seed 0 --no-progress --log "$data/$log"
   done
 }
@@ -107,6 +121,8 @@ for table in "$@"; do
   case $table in
     connectfour)
       classic connectFour.kif eval-connectfour.jsonl alphabeta pvs mtdf paranoid maxn mcts & ;;
+    connectfour-roundrobin)
+      roundrobin connectFour.kif eval-connectfour.jsonl mtdf paranoid mcts & ;;
     breakthrough)
       classic breakthrough.kif eval-breakthrough.jsonl alphabeta pvs mtdf paranoid maxn mcts & ;;
     snake-heuristics)
