@@ -130,7 +130,7 @@ def round_robin(path: Path, players: list[str]) -> str:
     for player in players:
         row, every = [f"`{player}`"], []
         for opponent in players:
-            cell = scores.get((player, opponent), []) if opponent != player else []
+            cell = scores.get((player, opponent), [])  # none on the diagonal
             row.append(_score(cell) if cell else "")
             every += cell
         lines.append("| " + " | ".join([*row, _score(every) if every else ""]) + " |")
