@@ -394,6 +394,24 @@ def _init_worker() -> None:
     logging.basicConfig(level=logging.WARNING)
 
 
+def _terminate(processes: list[multiprocessing.process.BaseProcess], timeout: float) -> None:
+    """Terminate ``processes`` and wait (up to ``timeout`` seconds) until none is among
+    :func:`multiprocessing.active_children`.
+
+    A join alone does not ensure that: the executor's own thread, seeing its workers die,
+    joins them too, and when it reaps a process first this thread's join finds no child
+    (ECHILD) and returns with the process still listed until that thread records the exit
+    code. Polling ``is_alive`` waits for the record and drops the process from the list.
+    """
+    for process in processes:
+        process.terminate()
+    deadline = time.monotonic() + timeout
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+        while process.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+
 class WorkerPool:
     """Runs tasks on a backend; see the module docstring.
 
@@ -456,10 +474,7 @@ class WorkerPool:
             processes = list(getattr(self._executor, "_processes", {}).values())
             self._executor.shutdown(wait=False, cancel_futures=True)
             if terminate:
-                for process in processes:
-                    process.terminate()
-                for process in processes:
-                    process.join(5.0)
+                _terminate(processes, timeout=5.0)
             self._executor = None
         if self._ray is not None:
             self._ray = None

@@ -10,12 +10,13 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from ggp.training.workers import WorkerPool
+from ggp.training.workers import WorkerPool, _terminate
 
 from conftest import GAMES
 
@@ -36,6 +37,33 @@ def test_an_interrupted_pool_stops_its_running_workers() -> None:
         raise KeyboardInterrupt
     live = {p.pid for p in multiprocessing.active_children()}
     assert pids and not pids & live
+
+
+def test_a_terminated_worker_reaped_by_another_thread_leaves_the_children() -> None:
+    # The race behind a rare failure of the test above: the executor's thread reaps a
+    # dying worker, so the pool's own join finds no child and returns while the process
+    # is still listed; the thread records the exit code a moment later.
+    process = multiprocessing.get_context("spawn").Process(target=time.sleep, args=(600,))
+    process.start()
+    popen = process._popen  # type: ignore[attr-defined]
+    original = popen.poll
+
+    def reaped_elsewhere(flag: int = os.WNOHANG) -> int | None:
+        if popen.returncode is None and not recorded.is_set():
+            os.waitpid(process.pid, 0)  # the other thread's reap...
+            threading.Timer(0.2, record).start()  # ...and its record, later
+            recorded.set()
+            return None
+        return original(flag)
+
+    def record() -> None:
+        popen.returncode = -signal.SIGTERM
+
+    recorded = threading.Event()
+    popen.poll = reaped_elsewhere
+    _terminate([process], timeout=5.0)
+    assert process not in multiprocessing.active_children()
+    assert process.exitcode == -signal.SIGTERM
 
 
 def _pid(_: int) -> int:
