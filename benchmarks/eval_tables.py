@@ -15,10 +15,13 @@ pairing's games summed (the RTMM paper's Table 1 sums its maps). With ``--round-
 P,Q,R``: the cross table of those players (issue 14's round robin of the best three),
 each cell the row's score against the column over both roles, from the games of either
 seating (`--player P --vs Q` or `--player Q --vs P`), the diagonal (self-play) left
-blank, and each row's score over all its games against the others.
+blank, and each row's score over all its games against the others. With ``--best N``:
+the round robin's players, the N that score highest against `mcts` over both roles once
+that column is complete (`mcts` last where it is among them).
 
     .venv/bin/python benchmarks/eval_tables.py [--wdl [--pool]] [benchmarks/data/eval-*.jsonl ...]
     .venv/bin/python benchmarks/eval_tables.py --round-robin mcts,mtdf,paranoid LOG
+    .venv/bin/python benchmarks/eval_tables.py --best 3 LOG
 """
 
 from __future__ import annotations
@@ -137,6 +140,32 @@ def round_robin(path: Path, players: list[str]) -> str:
     return "\n".join(lines)
 
 
+def best(path: Path, count: int, against: str = "mcts", games: int = 100) -> list[str]:
+    """The ``count`` players of the log that score highest against ``against`` over both
+    roles (``against`` itself by its games against itself), ``against`` last where it is
+    among them: `play_tables.sh`'s round robin plays each player against those after it,
+    so the pairings with ``against`` are the table's own games. Exits with the cells short
+    of ``games`` games (a role) while any is: a part-played column chooses nothing."""
+    records = _records(path)
+    players = {r["player"] for r in records if r["opponent"] != against} | {against}
+    cells: dict[tuple[str, str], list[float]] = {
+        (p, r): [] for p in players for r in {r["role"] for r in records}
+    }
+    for record in records:
+        if record["opponent"] == against:
+            cells[(record["player"], record["role"])].append(float(record["score"]))
+    short = sorted(f"{p} as {r}: {len(s)}" for (p, r), s in cells.items() if len(s) < games)
+    if short:
+        sys.exit(f"{path}: the column against {against} is short of {games} games a cell: "
+                 + ", ".join(short))  # fmt: skip
+    scores: dict[str, list[float]] = defaultdict(list)
+    for (player, _), cell in cells.items():
+        scores[player] += cell  # both roles, so none is empty
+    ranked = sorted(scores, key=lambda p: (-sum(scores[p]) / len(scores[p]), _order(p)))
+    chosen = ranked[:count]
+    return [p for p in chosen if p != against] + [p for p in chosen if p == against]
+
+
 def _score(scores: list[float]) -> str:
     mean = sum(scores) / len(scores)
     low, high = wilson_interval(mean, len(scores))
@@ -195,6 +224,12 @@ def main() -> None:
         metavar="P,Q,...",
         help="the cross table of these players in each log (both roles, either seating)",
     )
+    parser.add_argument(
+        "--best",
+        type=int,
+        metavar="N",
+        help="print the N players that score highest against mcts (the round robin's)",
+    )
     args = parser.parse_args()
     if args.pool and not args.wdl:
         parser.error("--pool sums W-D-L tables: give --wdl too")
@@ -203,7 +238,9 @@ def main() -> None:
     # the default logs named as RESULTS.md names them: relative to the folder the command
     # runs in where they lie beneath it
     logs = args.logs or [_relative(path) for path in sorted(DATA.glob("eval-*.jsonl"))]
-    if args.round_robin:
+    if args.best:
+        print("\n".join(",".join(best(path, args.best)) for path in logs))
+    elif args.round_robin:
         players = args.round_robin.split(",")
         print("\n\n".join(round_robin(path, players) for path in logs))
     elif args.pool:
