@@ -8,6 +8,8 @@
 #   connectfour-roundrobin      and the round robin of connect four's best three (mcts,
 #                               mtdf, paranoid: their scores against mcts); the pairings
 #                               with mcts are the table's own games, only the rest is played
+#   breakthrough-roundrobin     the same for breakthrough, its best three chosen from the
+#                               finished mcts column (benchmarks/eval_tables.py --best 3)
 #   snake-heuristics, snake-algorithms
 #                               issue 15 point 5: the paper's Table 1, 8-snake board,
 #                               100 ms a move (two of each variant)
@@ -47,6 +49,8 @@ shift 2
 cd "$(dirname "$0")/.."
 ggp=.venv/bin/ggp
 [ -x "$ggp" ] || ggp=ggp
+python=.venv/bin/python
+[ -x "$python" ] || python=python3
 data=benchmarks/data
 corpus=../shared/gdl/gdl
 
@@ -125,6 +129,13 @@ for table in "$@"; do
       roundrobin connectFour.kif eval-connectfour.jsonl mtdf paranoid mcts & ;;
     breakthrough)
       classic breakthrough.kif eval-breakthrough.jsonl alphabeta pvs mtdf paranoid maxn mcts & ;;
+    breakthrough-roundrobin)  # its best three by the finished `mcts` column
+      if ! best=$("$python" benchmarks/eval_tables.py --best 3 "$data/eval-breakthrough.jsonl")
+      then
+        kill "${pids[@]}" 2>/dev/null
+        exit 2
+      fi
+      roundrobin breakthrough.kif eval-breakthrough.jsonl ${best//,/ } & ;;
     snake-heuristics)
       snakes eight_11x11.gdl 0.13 "$heuristics" battlesnake-table1-heuristics.jsonl & ;;
     snake-algorithms)
