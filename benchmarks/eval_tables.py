@@ -147,10 +147,9 @@ def best(path: Path, count: int, against: str = "mcts", games: int = 100) -> lis
     so the pairings with ``against`` are the table's own games. Exits with the cells short
     of ``games`` games (a role) while any is: a part-played column chooses nothing."""
     records = _records(path)
-    players = {r["player"] for r in records if r["opponent"] != against} | {against}
-    cells: dict[tuple[str, str], list[float]] = {
-        (p, r): [] for p in players for r in {r["role"] for r in records}
-    }
+    players = {r["player"] for r in records} | {against}
+    roles = {r["role"] for r in records}
+    cells: dict[tuple[str, str], list[float]] = {(p, r): [] for p in players for r in roles}
     for record in records:
         if record["opponent"] == against:
             cells[(record["player"], record["role"])].append(float(record["score"]))
