@@ -5,11 +5,12 @@
 #
 # TABLE (the commands are those benchmarks/RESULTS.md gives for each table):
 #   connectfour, breakthrough   issue 14 point 6: each classic search vs random and mcts
-#   connectfour-roundrobin      and the round robin of connect four's best three (mcts,
-#                               mtdf, paranoid: their scores against mcts); the pairings
-#                               with mcts are the table's own games, only the rest is played
-#   breakthrough-roundrobin     the same for breakthrough, its best three chosen from the
-#                               finished mcts column (benchmarks/eval_tables.py --best 3)
+#   connectfour-roundrobin, breakthrough-roundrobin
+#                               and the round robin of the game's best three, chosen by
+#                               their scores in the finished mcts column (benchmarks/
+#                               eval_tables.py --best 3; connect four: mtdf, paranoid,
+#                               mcts); the pairings with mcts are the column's own games,
+#                               only the rest is played
 #   snake-heuristics, snake-algorithms
 #                               issue 15 point 5: the paper's Table 1, 8-snake board,
 #                               100 ms a move (two of each variant)
@@ -125,17 +126,16 @@ for table in "$@"; do
   case $table in
     connectfour)
       classic connectFour.kif eval-connectfour.jsonl alphabeta pvs mtdf paranoid maxn mcts & ;;
-    connectfour-roundrobin)
-      roundrobin connectFour.kif eval-connectfour.jsonl mtdf paranoid mcts & ;;
     breakthrough)
       classic breakthrough.kif eval-breakthrough.jsonl alphabeta pvs mtdf paranoid maxn mcts & ;;
-    breakthrough-roundrobin)  # its best three by the finished `mcts` column
-      if ! best=$("$python" benchmarks/eval_tables.py --best 3 "$data/eval-breakthrough.jsonl")
-      then
+    connectfour-roundrobin|breakthrough-roundrobin)  # the best three by the finished column
+      log=eval-${table%-roundrobin}.jsonl kif=breakthrough.kif
+      [ "$table" = connectfour-roundrobin ] && kif=connectFour.kif
+      if ! best=$("$python" benchmarks/eval_tables.py --best 3 "$data/$log"); then
         kill "${pids[@]}" 2>/dev/null
         exit 2
       fi
-      roundrobin breakthrough.kif eval-breakthrough.jsonl ${best//,/ } & ;;
+      roundrobin "$kif" "$log" ${best//,/ } & ;;
     snake-heuristics)
       snakes eight_11x11.gdl 0.13 "$heuristics" battlesnake-table1-heuristics.jsonl & ;;
     snake-algorithms)
