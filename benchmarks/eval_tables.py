@@ -15,11 +15,14 @@ pairing's games summed (the RTMM paper's Table 1 sums its maps). With ``--round-
 P,Q,R``: the cross table of those players (issue 14's round robin of the best three),
 each cell the row's score against the column over both roles, from the games of either
 seating (`--player P --vs Q` or `--player Q --vs P`), the diagonal (self-play) left
-blank, and each row's score over all its games against the others. With ``--best N``:
+blank, and each row's score over all its games against the others. With ``--vs P,Q``: the
+score tables with only those columns (a game's `random` and `mcts` columns, its round
+robin's games left to ``--round-robin``). With ``--best N``:
 the round robin's players, the N that score highest against `mcts` over both roles once
 that column is complete (`mcts` last where it is among them).
 
     .venv/bin/python benchmarks/eval_tables.py [--wdl [--pool]] [benchmarks/data/eval-*.jsonl ...]
+    .venv/bin/python benchmarks/eval_tables.py --vs random,mcts LOG
     .venv/bin/python benchmarks/eval_tables.py --round-robin mcts,mtdf,paranoid LOG
     .venv/bin/python benchmarks/eval_tables.py --best 3 LOG
 """
@@ -41,13 +44,15 @@ from ggp.training.workers import MatchTask
 DATA = Path(__file__).with_name("data")
 
 
-def table(path: Path) -> str:
-    """The Markdown table of one log."""
+def table(path: Path, columns: list[str] | None = None) -> str:
+    """The Markdown table of one log; with `columns`, only the games against those
+    opponents (e.g. a table's `random` and `mcts` columns without its round robin's)."""
     cells: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
     games: set[str] = set()
     for record in _records(path):
-        cells[(record["player"], record["role"], record["opponent"])].append(record)
-        games.add(record["game"])
+        if columns is None or record["opponent"] in columns:
+            cells[(record["player"], record["role"], record["opponent"])].append(record)
+            games.add(record["game"])
     players = sorted({p for p, _, _ in cells}, key=_order)
     roles = sorted({r for _, r, _ in cells})
     opponents = sorted({o for _, _, o in cells}, key=_order)
@@ -219,6 +224,11 @@ def main() -> None:
         "--pool", action="store_true", help="with --wdl: one table of all the logs (maps summed)"
     )
     parser.add_argument(
+        "--vs",
+        metavar="P,Q,...",
+        help="only the columns of these opponents (e.g. random,mcts: without the round robin)",
+    )
+    parser.add_argument(
         "--round-robin",
         metavar="P,Q,...",
         help="the cross table of these players in each log (both roles, either seating)",
@@ -234,6 +244,8 @@ def main() -> None:
         parser.error("--pool sums W-D-L tables: give --wdl too")
     if args.round_robin and args.wdl:
         parser.error("--round-robin prints scores over both roles: leave out --wdl")
+    if args.vs and (args.wdl or args.round_robin or args.best):
+        parser.error("--vs chooses the columns of the score tables: leave out the other modes")
     # the default logs named as RESULTS.md names them: relative to the folder the command
     # runs in where they lie beneath it
     logs = args.logs or [_relative(path) for path in sorted(DATA.glob("eval-*.jsonl"))]
@@ -245,7 +257,8 @@ def main() -> None:
     elif args.pool:
         print(wdl_table(*logs))
     else:
-        print("\n\n".join((wdl_table if args.wdl else table)(path) for path in logs))
+        columns = args.vs.split(",") if args.vs else None
+        print("\n\n".join(wdl_table(path) if args.wdl else table(path, columns) for path in logs))
 
 
 if __name__ == "__main__":
