@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, as_completed
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, fields
+from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
@@ -207,13 +208,17 @@ def read_log(path: Path, what: str, parse: Callable[[dict[str, Any]], T]) -> lis
     return found
 
 
-def log_record(game_path: str, *parts: Any) -> str:
+def log_record(game_path: str, *parts: Any, finished: datetime | None = None) -> str:
     """One log line: the game's :func:`game_id`, the fields of each dataclass of
-    ``parts`` and the machine (:func:`host_description`), as JSON with its newline."""
+    ``parts``, the machine (:func:`host_description`) and when the game ended
+    (``finished``, default now: UTC to the second, so that a table played in runs over
+    days says when each part was played), as JSON with its newline."""
     record: dict[str, Any] = {"game": game_id(game_path)}
     for part in parts:
         record.update(asdict(part))
     record["machine"] = host_description()
+    when = (finished or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
+    record["finished"] = when.isoformat().replace("+00:00", "Z")
     return json.dumps(record) + "\n"
 
 

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 
@@ -326,6 +327,9 @@ def test_eval_log_resumes_a_stopped_table(
     assert len(played) == len(lines) == 4
     record = json.loads(lines[0])
     assert record["role"] == "p1" and record["opponent"] == "random" and "score" in record
+    finished = datetime.fromisoformat(record["finished"])  # when the game ended, UTC
+    assert record["finished"].endswith("Z") and finished.tzinfo is not None
+    assert abs((datetime.now(UTC) - finished).total_seconds()) < 3600
     # Stopped while writing the fourth record: three are kept, one match is played again.
     log.write_text("\n".join(lines[:3]) + "\n" + lines[3][:25])
     played.clear()
