@@ -208,17 +208,17 @@ def read_log(path: Path, what: str, parse: Callable[[dict[str, Any]], T]) -> lis
     return found
 
 
-def log_record(game_path: str, *parts: Any, finished: datetime | None = None) -> str:
+def log_record(game_path: str, *parts: Any) -> str:
     """One log line: the game's :func:`game_id`, the fields of each dataclass of
-    ``parts``, the machine (:func:`host_description`) and when the game ended
-    (``finished``, default now: UTC to the second, so that a table played in runs over
-    days says when each part was played), as JSON with its newline."""
+    ``parts``, the machine (:func:`host_description`) and when the game ended (now, UTC to
+    the second: a table played in runs over days says when each part was played), as JSON
+    with its newline."""
     record: dict[str, Any] = {"game": game_id(game_path)}
     for part in parts:
         record.update(asdict(part))
     record["machine"] = host_description()
-    when = (finished or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
-    record["finished"] = when.isoformat().replace("+00:00", "Z")
+    ended = datetime.now(UTC).replace(microsecond=0)
+    record["finished"] = ended.isoformat().replace("+00:00", "Z")
     return json.dumps(record) + "\n"
 
 
