@@ -2,6 +2,7 @@
 # Play the open result tables into their resumable logs for a fixed time, on any machine:
 #
 #   bash benchmarks/play_tables.sh SECONDS WORKERS TABLE [TABLE ...]
+#   bash benchmarks/play_tables.sh left TABLE [TABLE ...]
 #
 # TABLE (the commands are those benchmarks/RESULTS.md gives for each table):
 #   connectfour, breakthrough   issue 14 point 6: each classic search vs random and mcts
@@ -40,13 +41,40 @@
 # copied there at the end. Print the tables with benchmarks/eval_tables.py (issue 14) or
 # by running the same `ggp tournament` command again (it reads the log and plays nothing
 # once the games are in).
+#
+# `left` plays nothing: each table's commands run one after the other with --dry-run
+# (the games each cell's log holds and those left, with the core-hours they take at the
+# logged games' mean length), then the sum over the tables; the logs are only read, so
+# it may run beside a run that is playing them.
 set -u
-if [ $# -lt 3 ]; then
+usage() {
   sed -n '2,/^set -u/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
   exit 2
+}
+dry=()
+if [ "${1:-}" = left ]; then
+  [ $# -lt 2 ] && usage
+  if [ -z "${_PLAY_TABLES_LEFT:-}" ]; then  # run again below, summing the tables' lines
+    _PLAY_TABLES_LEFT=1 bash "$0" "$@" | awk '{ print }
+      /^left: / {
+        games += $2
+        if (match($0, /about [0-9.]+ core-hours/)) { split(substr($0, RSTART, RLENGTH), w, " "); hours += w[2] }
+        else untimed += $2
+      }
+      END {
+        printf "\nall the tables: %d games left, about %.1f core-hours", games, hours
+        if (untimed) printf " and %d games with none logged to time them", untimed
+        print ""
+      }'
+    exit "${PIPESTATUS[0]}"
+  fi
+  dry=(--dry-run) seconds=0 workers=1
+  shift
+else
+  [ $# -lt 3 ] && usage
+  seconds=$1 workers=$2
+  shift 2
 fi
-seconds=$1 workers=$2
-shift 2
 cd "$(dirname "$0")/.."
 ggp=.venv/bin/ggp
 [ -x "$ggp" ] || ggp=ggp
@@ -60,7 +88,7 @@ classic() {  # GAME LOG PLAYERS...: each player vs random and mcts, one after th
   shift 2
   for p in "$@"; do
     "$ggp" eval "$corpus/$game" --player "$p" --vs random,mcts --games 100 \
-      --workers "$workers" --play-clock 1 --seed 0 --no-progress --log "$data/$log"
+      --workers "$workers" --play-clock 1 --seed 0 --no-progress --log "$data/$log" ${dry[@]+"${dry[@]}"}
   done
 }
 
@@ -71,13 +99,13 @@ roundrobin() {  # GAME LOG PLAYERS...: each player against those after it, 100 g
   for ((i = 0; i < ${#players[@]} - 1; i++)); do
     vs=$(IFS=,; echo "${players[*]:i+1}")
     "$ggp" eval "$corpus/$game" --player "${players[$i]}" --vs "$vs" --games 100 \
-      --workers "$workers" --play-clock 1 --seed 0 --no-progress --log "$data/$log"
+      --workers "$workers" --play-clock 1 --seed 0 --no-progress --log "$data/$log" ${dry[@]+"${dry[@]}"}
   done
 }
 
 snakes() {  # GAME CLOCK FIELD LOG: a tournament of 500 games
   "$ggp" tournament "games/battlesnake/$1" --games 500 --workers "$workers" \
-    --play-clock "$2" --seed 0 --no-progress --field "$3" --log "$data/$4"
+    --play-clock "$2" --seed 0 --no-progress --field "$3" --log "$data/$4" ${dry[@]+"${dry[@]}"}
 }
 
 M=margin=0.03 T=weights=tuned
@@ -92,7 +120,7 @@ rts() {  # GAME LOG: the upper triangle of the paper's table, cheapest rows firs
   for row in 0 1 2 3; do
     vs=$(IFS=,; echo "${field[*]:$row}")
     "$ggp" eval "games/rts/$game" --player "${field[$row]}" --vs "$vs" --games 50 \
-      --workers "$workers" --play-clock 1 --seed 0 --wdl --no-progress --log "$data/$log"
+      --workers "$workers" --play-clock 1 --seed 0 --wdl --no-progress --log "$data/$log" ${dry[@]+"${dry[@]}"}
   done
 }
 
@@ -106,7 +134,7 @@ battlecity() {  # MAP: Table 1's rows on one map (25 games a seat), then the net
     IFS=';' read -r player vs games <<< "$row"
     "$ggp" eval "games/rts/battlecity_$map.gdl" --player "$player" --vs "$vs" \
       --games "$games" --workers "$workers" --play-clock 0.5 --seed 0 --wdl --no-progress \
-      --log "$data/rts-battlecity-$map.jsonl"
+      --log "$data/rts-battlecity-$map.jsonl" ${dry[@]+"${dry[@]}"}
   done
 }
 
@@ -117,7 +145,7 @@ beyond() {  # GAME LOG: rows beyond the paper against its field, 50 games a seat
   for row in "${rows[@]}"; do
     "$ggp" eval "games/rts/$game" --player "$row" \
       --vs rtsbot:stochastic,rtsbot:rush,rtmm:time=0.1,rrtmm:time=0.1 --games 50 \
-      --workers "$workers" --play-clock 1 --seed 0 --wdl --no-progress --log "$data/$log"
+      --workers "$workers" --play-clock 1 --seed 0 --wdl --no-progress --log "$data/$log" ${dry[@]+"${dry[@]}"}
   done
 }
 
@@ -149,7 +177,7 @@ for table in "$@"; do
         for opponent in $duels; do
           "$ggp" eval games/battlesnake/duel_11x11.gdl --player "idapos:$T,$M" \
             --vs "$opponent" --games 100 --workers "$workers" --play-clock 0.53 --seed 0 \
-            --wdl --no-progress --log "$data/battlesnake-duels.jsonl"
+            --wdl --no-progress --log "$data/battlesnake-duels.jsonl" ${dry[@]+"${dry[@]}"}
         done ) & ;;
     rts-melee)
       rts rts_8x8_melee.gdl rts-melee.jsonl & ;;
@@ -167,7 +195,11 @@ for table in "$@"; do
       exit 2 ;;
   esac
   pids+=($!)
+  [ ${#dry[@]} -gt 0 ] && wait $!  # one table after the other
 done
+if [ ${#dry[@]} -gt 0 ]; then
+  exit 0
+fi
 
 # Stop every table after SECONDS: first the loop of each table (so it starts no next
 # player), then its ggp process (SIGTERM: it stops as on Ctrl-C, and stops its workers).

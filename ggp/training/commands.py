@@ -169,7 +169,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from ggp.players.handcrafted import handcrafted_kind
     from ggp.players.net_player import NetCFRPlayer
     from ggp.players.registry import make_player, split_specs
-    from ggp.training.evaluate import default_roles, evaluate, format_table
+    from ggp.training.evaluate import (
+        default_roles,
+        evaluate,
+        evaluate_left,
+        format_left,
+        format_table,
+    )
 
     game_path = Path(args.game)
     game = Game.from_file(game_path)
@@ -227,6 +233,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
         f"{game_path}: {described}; {args.games} games per cell, {where}, "
         f"{args.play_clock:g} s per move"
     )
+    if args.dry_run:
+        left = evaluate_left(
+            game_path,
+            player_spec,
+            opponents,
+            roles,
+            args.games,
+            seed=args.seed,
+            play_clock_s=args.play_clock,
+            log=Path(args.log) if args.log else None,
+        )
+        print(format_left(left))
+        return 0
     total = len(roles) * len(opponents) * args.games
     with tqdm(total=total, unit="game", disable=args.no_progress, file=sys.stderr) as bar:
         table = evaluate(
@@ -265,7 +284,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     from ggp.game import Game
     from ggp.players.registry import make_player, split_specs
     from ggp.training.config import TrainConfig
-    from ggp.training.tournament import format_tournament, tournament
+    from ggp.training.evaluate import format_left
+    from ggp.training.tournament import format_tournament, tournament, tournament_left
 
     game_path = Path(args.game)
     game = Game.from_file(game_path)
@@ -287,6 +307,17 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         f"{game_path}: {args.games} games of {', '.join(field)}; {workers} worker(s), "
         f"{args.play_clock:g} s per move, seed {args.seed}"
     )
+    if args.dry_run:
+        left = tournament_left(
+            game_path,
+            field,
+            args.games,
+            seed=args.seed,
+            play_clock_s=args.play_clock,
+            log=Path(args.log) if args.log else None,
+        )
+        print(format_left(left))
+        return 0
     with tqdm(total=args.games, unit="game", disable=args.no_progress, file=sys.stderr) as bar:
         table = tournament(
             game_path,
@@ -686,6 +717,13 @@ def _add_games_options(parser: argparse.ArgumentParser, what: str) -> None:
         metavar="FILE",
         help="append each finished game to FILE (JSON lines) and skip the games already "
         f"there: a long {what} can be stopped and resumed by running the command again",
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help=f"play nothing: print how many of the {what}'s games the log holds, cell by "
+        "cell, and what is left, with the core-hours it takes at the logged games' mean "
+        "length (the log is only read: a run may be appending to it)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 

@@ -33,12 +33,17 @@ from ggp.training.workers import MatchOutput, MatchTask, WorkerPool, run_match_t
 __all__ = [
     "Cell",
     "EvalTable",
+    "Left",
     "wilson_interval",
     "evaluate",
+    "evaluate_left",
+    "format_left",
     "format_table",
     "game_id",
+    "left_row",
     "match_key",
     "match_seed",
+    "match_tasks",
     "read_match_log",
     "read_log",
     "log_record",
@@ -182,10 +187,13 @@ def match_seed(seed: int, role: str, opponent: str, index: int) -> int:
     return int.from_bytes(hashlib.sha256(text).digest()[:6], "big")
 
 
-def read_log(path: Path, what: str, parse: Callable[[dict[str, Any]], T]) -> list[T]:
+def read_log(
+    path: Path, what: str, parse: Callable[[dict[str, Any]], T], *, repair: bool = True
+) -> list[T]:
     """``parse`` of each record of a JSON-lines log of finished games (none if the file
     does not exist), and the file readied for appending: a last line without its newline,
-    cut off by a kill, is dropped (that game is played again).
+    cut off by a kill, is dropped (that game is played again). With ``repair=False`` the
+    file is only read (a run may be appending to it): such a line is skipped.
 
     Raises:
         GameError: A malformed line (``parse`` raised ValueError, KeyError or TypeError),
@@ -196,7 +204,8 @@ def read_log(path: Path, what: str, parse: Callable[[dict[str, Any]], T]) -> lis
     data = path.read_bytes()
     if data and not data.endswith(b"\n"):
         data = data[: data.rfind(b"\n") + 1]  # appending after it would spoil a record
-        path.write_bytes(data)
+        if repair:
+            path.write_bytes(data)
     found = []
     for number, line in enumerate(data.decode("utf-8").split("\n"), start=1):
         if not line.strip():
@@ -222,8 +231,9 @@ def log_record(game_path: str, *parts: Any) -> str:
     return json.dumps(record) + "\n"
 
 
-def read_match_log(path: Path) -> dict[MatchKey, MatchOutput]:
-    """The matches of an :func:`evaluate` log, by :func:`match_key` (:func:`read_log`).
+def read_match_log(path: Path, *, repair: bool = True) -> dict[MatchKey, MatchOutput]:
+    """The matches of an :func:`evaluate` log, by :func:`match_key` (:func:`read_log`,
+    ``repair`` as there).
 
     Raises:
         GameError: A malformed line, quoted with its number.
@@ -237,7 +247,141 @@ def read_match_log(path: Path) -> dict[MatchKey, MatchOutput]:
         values["depths"] = tuple(values.get("depths", ()))
         return match_key(task, str(record["game"])), MatchOutput(**values)  # file elsewhere?
 
-    return dict(read_log(path, "match", parse))
+    return dict(read_log(path, "match", parse, repair=repair))
+
+
+def match_tasks(
+    game_path: Path,
+    player: str,
+    opponents: Sequence[str],
+    roles: Sequence[str],
+    games: int,
+    seed: int,
+    play_clock_s: float,
+) -> list[MatchTask]:
+    """The matches of :func:`evaluate`'s table, cell by cell (row by row), ``games`` a
+    cell, each with its :func:`match_seed`."""
+    return [
+        MatchTask(
+            game_path=str(game_path),
+            player=player,
+            opponent=opponent,
+            role=role,
+            seed=match_seed(seed, role, opponent, i),
+            play_clock_s=play_clock_s,
+        )
+        for role in roles
+        for opponent in opponents
+        for i in range(games)
+    ]
+
+
+@dataclass(frozen=True)
+class Left:
+    """What a resumable table (``ggp eval`` or ``ggp tournament`` with ``--log``) has
+    still to play in one of its cells (``--dry-run``).
+
+    Attributes:
+        cell: Which games (``blue vs rtmm:time=0.1``; a tournament: ``the field's games``).
+        logged: The cell's games the log holds.
+        asked: The cell's games the command asks for.
+        seconds: Mean wall time of the cell's logged games (None: none logged).
+    """
+
+    cell: str
+    logged: int
+    asked: int
+    seconds: float | None
+
+
+def left_row(cell: str, asked: int, found: Sequence[float]) -> Left:
+    """The :class:`Left` of a cell of ``asked`` games of which the log holds games of
+    ``found`` seconds each."""
+    return Left(cell, len(found), asked, statistics.mean(found) if found else None)
+
+
+def evaluate_left(
+    game_path: Path,
+    player: str,
+    opponents: Sequence[str],
+    roles: Sequence[str],
+    games: int,
+    *,
+    seed: int = 0,
+    play_clock_s: float = 1.0,
+    log: Path | None = None,
+) -> tuple[Left, ...]:
+    """What :func:`evaluate` with these arguments would still play, cell by cell; the
+    log is only read (a run may be appending to it).
+
+    Raises:
+        GameError: ``log`` has a malformed line.
+    """
+    done = read_match_log(log, repair=False) if log is not None else {}
+    found: dict[tuple[str, str], list[float]] = {
+        (role, opponent): [] for role in roles for opponent in opponents
+    }
+    for task in match_tasks(game_path, player, opponents, roles, games, seed, play_clock_s):
+        output = done.get(match_key(task))
+        if output is not None:
+            found[(task.role, task.opponent)].append(output.seconds)
+    return tuple(
+        left_row(f"{role} vs {opponent}", games, seconds)
+        for (role, opponent), seconds in found.items()
+    )
+
+
+def format_left(rows: Sequence[Left]) -> str:
+    """:func:`evaluate_left`'s (or a tournament's) rows as a Markdown table, with the
+    games left and the core-hours they take at one game a worker: each cell at its
+    logged games' mean length, a cell with none at the mean of all the rows' logged
+    games (in brackets).
+
+    Example:
+        >>> print(format_left([Left("blue vs b", 3, 10, 360.0), Left("red vs b", 0, 10, None)]))
+        | cell | in the log | left | s a game | core-hours left |
+        | --- | --- | --- | --- | --- |
+        | blue vs b | 3 of 10 | 7 | 360 | 0.7 |
+        | red vs b | 0 of 10 | 10 | (360) | 1.0 |
+        left: 17 of 20 games, about 1.7 core-hours (at one game a worker; in brackets:
+        the mean over every logged game, where a cell has none)
+    """
+    logged = sum(r.logged for r in rows)
+    overall = (
+        sum(r.logged * r.seconds for r in rows if r.seconds is not None) / logged
+        if logged
+        else None
+    )
+    lines = [
+        "| cell | in the log | left | s a game | core-hours left |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    hours = 0.0
+    unknown = 0
+    borrowed = False
+    for r in rows:
+        left = r.asked - r.logged
+        seconds = r.seconds if r.seconds is not None else overall
+        if seconds is None:
+            shown, cost = "", ""
+            unknown += left
+        else:
+            shown = f"{seconds:.0f}" if r.seconds is not None else f"({seconds:.0f})"
+            borrowed = borrowed or (r.seconds is None and left > 0)
+            hours += left * seconds / 3600
+            cost = f"{left * seconds / 3600:.1f}"
+        lines.append(f"| {r.cell} | {r.logged} of {r.asked} | {left} | {shown} | {cost} |")
+    total_left = sum(r.asked - r.logged for r in rows)
+    total = f"left: {total_left} of {sum(r.asked for r in rows)} games"
+    if unknown:
+        total += ", no game logged to time them"
+    else:
+        total += f", about {hours:.1f} core-hours (at one game a worker"
+        if borrowed:
+            total += "; in brackets:\nthe mean over every logged game, where a cell has none"
+        total += ")"
+    lines.append(total)
+    return "\n".join(lines)
 
 
 def evaluate(
@@ -278,28 +422,19 @@ def evaluate(
 
     started = time.monotonic()
     done = read_match_log(log) if log is not None else {}
-    results: dict[tuple[str, str], list[MatchOutput]] = {}
+    results: dict[tuple[str, str], list[MatchOutput]] = {
+        (role, opponent): [] for role in roles for opponent in opponents
+    }
     pending: dict[Future[MatchOutput], MatchTask] = {}
     with WorkerPool(backend, workers) as pool:
-        for role in roles:
-            for opponent in opponents:
-                results[(role, opponent)] = []
-                for i in range(games):
-                    task = MatchTask(
-                        game_path=str(game_path),
-                        player=player,
-                        opponent=opponent,
-                        role=role,
-                        seed=match_seed(seed, role, opponent, i),
-                        play_clock_s=play_clock_s,
-                    )
-                    found = done.get(match_key(task))
-                    if found is not None:
-                        results[(role, opponent)].append(found)
-                        if on_match is not None:
-                            on_match()
-                        continue
-                    pending[pool.submit(run_match_task, task)] = task
+        for task in match_tasks(game_path, player, opponents, roles, games, seed, play_clock_s):
+            found = done.get(match_key(task))
+            if found is not None:
+                results[(task.role, task.opponent)].append(found)
+                if on_match is not None:
+                    on_match()
+                continue
+            pending[pool.submit(run_match_task, task)] = task
         with open(log, "a", encoding="utf-8") if log is not None else nullcontext() as out:
             for future in as_completed(pending):
                 task = pending[future]

@@ -45,7 +45,7 @@ import numpy as np
 from ggp.errors import GameError
 from ggp.gdl.terms import Const
 from ggp.training.config import Backend
-from ggp.training.evaluate import game_id, log_record, read_log
+from ggp.training.evaluate import Left, game_id, left_row, log_record, read_log
 from ggp.training.workers import WorkerPool, _worker_state, searched_depths
 
 __all__ = [
@@ -54,6 +54,8 @@ __all__ = [
     "Standing",
     "TournamentTable",
     "tournament",
+    "tournament_left",
+    "tournament_tasks",
     "format_tournament",
     "read_tournament_log",
     "run_tournament_game",
@@ -246,8 +248,11 @@ def _tupled(value: Any) -> Any:
     return tuple(_tupled(v) for v in value) if isinstance(value, list) else value
 
 
-def read_tournament_log(path: Path) -> dict[GameKey, tuple[TournamentTask, TournamentGame]]:
-    """The games of a :func:`tournament` log (:func:`~ggp.training.evaluate.read_log`).
+def read_tournament_log(
+    path: Path, *, repair: bool = True
+) -> dict[GameKey, tuple[TournamentTask, TournamentGame]]:
+    """The games of a :func:`tournament` log (:func:`~ggp.training.evaluate.read_log`,
+    ``repair`` as there).
 
     Raises:
         GameError: A malformed line, quoted with its number.
@@ -264,7 +269,42 @@ def read_tournament_log(path: Path) -> dict[GameKey, tuple[TournamentTask, Tourn
         )
         return _key(task, str(record["game"])), (task, outcome)
 
-    return dict(read_log(path, "game", parse))
+    return dict(read_log(path, "game", parse, repair=repair))
+
+
+def tournament_tasks(
+    game_path: Path, field: Sequence[str], games: int, seed: int, play_clock_s: float
+) -> list[TournamentTask]:
+    """The games of :func:`tournament`, each seated by :func:`seating`."""
+    ordered = tuple(sorted(field))
+    tasks = []
+    for index in range(games):
+        seats, game_seed = seating(ordered, seed, index)
+        tasks.append(
+            TournamentTask(str(game_path), ordered, seats, seed, index, game_seed, play_clock_s)
+        )
+    return tasks
+
+
+def tournament_left(
+    game_path: Path,
+    field: Sequence[str],
+    games: int,
+    *,
+    seed: int = 0,
+    play_clock_s: float = 1.0,
+    log: Path | None = None,
+) -> tuple[Left, ...]:
+    """What :func:`tournament` with these arguments would still play: one row, the
+    field's; the log is only read (a run may be appending to it).
+
+    Raises:
+        GameError: ``log`` has a malformed line.
+    """
+    done = read_tournament_log(log, repair=False) if log is not None else {}
+    tasks = tournament_tasks(game_path, field, games, seed, play_clock_s)
+    found = [done[key][1].seconds for task in tasks if (key := _key(task)) in done]
+    return (left_row("the field's games", games, found),)
 
 
 def tournament(
@@ -311,11 +351,7 @@ def tournament(
     played: list[tuple[TournamentTask, TournamentGame]] = []
     pending: dict[Future[TournamentGame], TournamentTask] = {}
     with WorkerPool(backend, workers) as pool:
-        for index in range(games):
-            seats, game_seed = seating(ordered, seed, index)
-            task = TournamentTask(
-                str(game_path), ordered, seats, seed, index, game_seed, play_clock_s
-            )
+        for task in tournament_tasks(game_path, field, games, seed, play_clock_s):
             found = done.get(_key(task))
             if found is not None:
                 played.append(found)

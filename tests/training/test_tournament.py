@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from ggp.errors import GameError
-from ggp.training.tournament import format_tournament, seating, tournament, welch
+from ggp.training.evaluate import format_left
+from ggp.training.tournament import (
+    format_tournament,
+    seating,
+    tournament,
+    tournament_left,
+    welch,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 TICTACTOE = ROOT / "games" / "tictactoe.gdl"
@@ -56,6 +63,26 @@ def test_a_tournament_ranks_resumes_and_logs(tmp_path: Path) -> None:
         out.write('{"game": "tictactoe')
     third = tournament(TICTACTOE, field, 10, backend="inline", play_clock_s=1.0, log=log)
     assert third.games == 10 and log.read_text().endswith("\n")
+
+
+def test_what_a_tournament_has_left_is_read_from_its_log(tmp_path: Path) -> None:
+    log = tmp_path / "t.jsonl"
+    field = ["random", "alphabeta:depth=9"]
+    (row,) = tournament_left(TICTACTOE, field, 5, play_clock_s=1.0, log=log)  # no log yet
+    assert (row.logged, row.asked, row.seconds) == (0, 5, None)
+    tournament(TICTACTOE, field, 3, backend="inline", play_clock_s=1.0, log=log)
+    seconds = [json.loads(line)["seconds"] for line in log.read_text().splitlines()]
+    with log.open("a") as out:  # a record being written by a run beside it
+        out.write('{"game": "tictactoe')
+    before = log.read_bytes()
+    (row,) = tournament_left(TICTACTOE, list(reversed(field)), 5, play_clock_s=1.0, log=log)
+    assert log.read_bytes() == before  # only read: the run's record is not cut off
+    assert (row.logged, row.asked) == (3, 5)
+    assert row.seconds == pytest.approx(sum(seconds) / 3)
+    # another seed or clock asks for other games
+    assert tournament_left(TICTACTOE, field, 5, seed=1, play_clock_s=1.0, log=log)[0].logged == 0
+    assert tournament_left(TICTACTOE, field, 5, play_clock_s=2.0, log=log)[0].logged == 0
+    assert format_left([row]).splitlines()[-1].startswith("left: 2 of 5 games, about ")
 
 
 def test_snakes_rank_by_placement_and_searches_report_their_depth(tmp_path: Path) -> None:

@@ -342,6 +342,34 @@ def test_eval_log_resumes_a_stopped_table(
     assert f"{log}:2: not a match record" in capsys.readouterr().err
 
 
+def test_eval_dry_run_counts_each_cell_in_the_log_and_plays_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ggp.training import evaluate as evaluate_module
+
+    log = tmp_path / "matches.jsonl"
+    common = ["eval", str(GAMES / "meier.gdl"), "--player", "random", "--backend", "inline",
+              "--no-progress", "--log", str(log)]  # fmt: skip
+    assert main([*common, "--vs", "random", "--as", "p1", "--games", "2"]) == 0
+    seconds = [json.loads(line)["seconds"] for line in log.read_text().splitlines()]
+    capsys.readouterr()
+    monkeypatch.setattr(evaluate_module, "run_match_task", lambda task: pytest.fail("played"))
+    before = log.read_bytes()
+    args = [*common, "--vs", "random,handcrafted", "--as", "p1,p2", "--games", "3", "--dry-run"]
+    assert main(args) == 0
+    assert log.read_bytes() == before
+    out = capsys.readouterr().out.splitlines()
+    mean = sum(seconds) / 2
+    # the one cell with games logged is timed by them; the others by every logged game
+    assert f"| p1 vs random | 2 of 3 | 1 | {mean:.0f} | {mean / 3600:.1f} |" in out
+    assert f"| p2 vs handcrafted | 0 of 3 | 3 | ({mean:.0f}) | {3 * mean / 3600:.1f} |" in out
+    assert out[-2].startswith("left: 10 of 12 games, about ")
+    assert main([*common[:-2], "--vs", "random", "--games", "3", "--dry-run"]) == 0  # no log
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "left: 6 of 6 games, no game logged to time them"
+    )
+
+
 def test_eval_log_is_shared_across_folders_tables_and_records_depths(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
