@@ -34,13 +34,15 @@
 #                               at the leaves) against the same four, into the same logs
 #
 # Each table runs as its own `ggp eval` / `ggp tournament` with WORKERS workers, all the
-# tables at once, and is stopped (as by Ctrl-C) after SECONDS; a log keeps every
-# finished game, and a later run (here or on another machine, from a copy of the logs)
-# goes on where it stopped. Give each table no more workers than the cores it may use:
-# the searches run on a clock. With $OUT set (the lent device machine), the logs are
-# copied there at the end. Print the tables with benchmarks/eval_tables.py (issue 14) or
-# by running the same `ggp tournament` command again (it reads the log and plays nothing
-# once the games are in).
+# tables at once. Games start for SECONDS (`--stop-at`); those running then are played
+# out and logged, so no game is lost at the stop, and the run ends when they are (a game
+# of RTS-Melee takes 5 minutes). What is still running PLAY_TABLES_GRACE seconds later
+# (default 900) is stopped as by Ctrl-C, losing those games. A later run (here or on
+# another machine, from a copy of the logs) goes on where this one stopped. Give each
+# table no more workers than the cores it may use: the searches run on a clock. With
+# $OUT set (the lent device machine), the logs are copied there at the end. Print the
+# tables with benchmarks/eval_tables.py (issue 14) or by running the same `ggp
+# tournament` command again (it reads the log and plays nothing once the games are in).
 #
 # `left` plays nothing: each table's commands run one after the other with --dry-run
 # (the games each cell's log holds and those left, with the core-hours they take at the
@@ -82,13 +84,22 @@ python=.venv/bin/python
 [ -x "$python" ] || python=python3
 data=benchmarks/data
 corpus=../shared/gdl/gdl
+stop=$(($(date +%s) + seconds))
+
+play() {  # ggp ARGS...: a table's command, with the stop time; none once it has passed
+  if [ ${#dry[@]} -gt 0 ]; then
+    "$ggp" "$@" --dry-run
+  elif [ "$(date +%s)" -lt "$stop" ]; then
+    "$ggp" "$@" --stop-at "@$stop"
+  fi
+}
 
 classic() {  # GAME LOG PLAYERS...: each player vs random and mcts, one after the other
   local game=$1 log=$2
   shift 2
   for p in "$@"; do
-    "$ggp" eval "$corpus/$game" --player "$p" --vs random,mcts --games 100 \
-      --workers "$workers" --play-clock 1 --seed 0 --no-progress --log "$data/$log" ${dry[@]+"${dry[@]}"}
+    play eval "$corpus/$game" --player "$p" --vs random,mcts --games 100 \
+      --workers "$workers" --play-clock 1 --seed 0 --no-progress --log "$data/$log"
   done
 }
 
@@ -98,14 +109,14 @@ roundrobin() {  # GAME LOG PLAYERS...: each player against those after it, 100 g
   local players=("$@")
   for ((i = 0; i < ${#players[@]} - 1; i++)); do
     vs=$(IFS=,; echo "${players[*]:i+1}")
-    "$ggp" eval "$corpus/$game" --player "${players[$i]}" --vs "$vs" --games 100 \
-      --workers "$workers" --play-clock 1 --seed 0 --no-progress --log "$data/$log" ${dry[@]+"${dry[@]}"}
+    play eval "$corpus/$game" --player "${players[$i]}" --vs "$vs" --games 100 \
+      --workers "$workers" --play-clock 1 --seed 0 --no-progress --log "$data/$log"
   done
 }
 
 snakes() {  # GAME CLOCK FIELD LOG: a tournament of 500 games
-  "$ggp" tournament "games/battlesnake/$1" --games 500 --workers "$workers" \
-    --play-clock "$2" --seed 0 --no-progress --field "$3" --log "$data/$4" ${dry[@]+"${dry[@]}"}
+  play tournament "games/battlesnake/$1" --games 500 --workers "$workers" \
+    --play-clock "$2" --seed 0 --no-progress --field "$3" --log "$data/$4"
 }
 
 M=margin=0.03 T=weights=tuned
@@ -119,8 +130,8 @@ rts() {  # GAME LOG: the upper triangle of the paper's table, cheapest rows firs
   local field=(rtsbot:stochastic rtsbot:rush rtmm:time=0.1 rrtmm:time=0.1)
   for row in 0 1 2 3; do
     vs=$(IFS=,; echo "${field[*]:$row}")
-    "$ggp" eval "games/rts/$game" --player "${field[$row]}" --vs "$vs" --games 50 \
-      --workers "$workers" --play-clock 1 --seed 0 --wdl --no-progress --log "$data/$log" ${dry[@]+"${dry[@]}"}
+    play eval "games/rts/$game" --player "${field[$row]}" --vs "$vs" --games 50 \
+      --workers "$workers" --play-clock 1 --seed 0 --wdl --no-progress --log "$data/$log"
   done
 }
 
@@ -132,9 +143,9 @@ battlecity() {  # MAP: Table 1's rows on one map (25 games a seat), then the net
     "cfr+nn:checkpoints/battlecity_$map/latest.pt,time=0.05;$all;50")
   for row in "${rows[@]}"; do
     IFS=';' read -r player vs games <<< "$row"
-    "$ggp" eval "games/rts/battlecity_$map.gdl" --player "$player" --vs "$vs" \
+    play eval "games/rts/battlecity_$map.gdl" --player "$player" --vs "$vs" \
       --games "$games" --workers "$workers" --play-clock 0.5 --seed 0 --wdl --no-progress \
-      --log "$data/rts-battlecity-$map.jsonl" ${dry[@]+"${dry[@]}"}
+      --log "$data/rts-battlecity-$map.jsonl"
   done
 }
 
@@ -143,9 +154,9 @@ beyond() {  # GAME LOG: rows beyond the paper against its field, 50 games a seat
   local rows=("cfr+nn:checkpoints/${game%.gdl}/latest.pt,rollout=0,time=0.1"
     alphabeta:eval=rts,time=0.1 mcts:eval=rts,time=0.1)
   for row in "${rows[@]}"; do
-    "$ggp" eval "games/rts/$game" --player "$row" \
+    play eval "games/rts/$game" --player "$row" \
       --vs rtsbot:stochastic,rtsbot:rush,rtmm:time=0.1,rrtmm:time=0.1 --games 50 \
-      --workers "$workers" --play-clock 1 --seed 0 --wdl --no-progress --log "$data/$log" ${dry[@]+"${dry[@]}"}
+      --workers "$workers" --play-clock 1 --seed 0 --wdl --no-progress --log "$data/$log"
   done
 }
 
@@ -175,9 +186,9 @@ for table in "$@"; do
     snake-duels)
       ( IFS=';'
         for opponent in $duels; do
-          "$ggp" eval games/battlesnake/duel_11x11.gdl --player "idapos:$T,$M" \
+          play eval games/battlesnake/duel_11x11.gdl --player "idapos:$T,$M" \
             --vs "$opponent" --games 100 --workers "$workers" --play-clock 0.53 --seed 0 \
-            --wdl --no-progress --log "$data/battlesnake-duels.jsonl" ${dry[@]+"${dry[@]}"}
+            --wdl --no-progress --log "$data/battlesnake-duels.jsonl"
         done ) & ;;
     rts-melee)
       rts rts_8x8_melee.gdl rts-melee.jsonl & ;;
@@ -201,9 +212,10 @@ if [ ${#dry[@]} -gt 0 ]; then
   exit 0
 fi
 
-# Stop every table after SECONDS: first the loop of each table (so it starts no next
-# player), then its ggp process (SIGTERM: it stops as on Ctrl-C, and stops its workers).
-( sleep "$seconds"
+# Stop what still runs PLAY_TABLES_GRACE seconds after the stop time: first the loop of
+# each table (so it starts no next command), then its ggp process (SIGTERM: it stops as
+# on Ctrl-C, and stops its workers).
+( sleep "$((seconds + ${PLAY_TABLES_GRACE:-900}))"
   for p in "${pids[@]}"; do
     ggps=$(pgrep -P "$p")
     kill "$p" 2>/dev/null

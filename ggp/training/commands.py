@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import fields
+from datetime import datetime, timedelta
+from datetime import time as dt_time
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,41 @@ def _positive_float(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be positive, not {text}")
     return value
+
+
+#: The exit status of ``eval`` / ``tournament`` stopped by ``--stop-at`` before their
+#: games were all played (sysexits.h's EX_TEMPFAIL: run again later to go on).
+EXIT_STOPPED = 75
+
+
+def _wall_time(text: str, now: datetime | None = None) -> float:
+    """A moment given on the command line, as seconds since the epoch: ``@SECONDS`` (since
+    the epoch), an ISO date and time (local time unless it names its offset) or a time of
+    day (``15:30``: the next one, today or tomorrow).
+
+    Example:
+        >>> _wall_time("@1795966200")
+        1795966200.0
+        >>> _wall_time("2026-11-29T15:30+00:00")
+        1795966200.0
+        >>> now = datetime(2026, 11, 29, 23, 0)
+        >>> _wall_time("07:00", now) - now.timestamp()  # tomorrow morning
+        28800.0
+    """
+    try:
+        if text.startswith("@"):
+            return float(text[1:])
+        if ":" in text and "-" not in text and "T" not in text:
+            now = now or datetime.now()
+            moment = datetime.combine(now.date(), dt_time.fromisoformat(text))
+            if moment <= now:
+                moment += timedelta(days=1)
+            return moment.timestamp()
+        return datetime.fromisoformat(text).timestamp()
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"not a time: {text!r} (15:30, 2026-11-29T15:30 or @SECONDS since the epoch)"
+        ) from None
 
 
 def _positive_int(text: str) -> int:
@@ -164,7 +201,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     """Print a score table: the player against opponents, role by role."""
     from tqdm import tqdm
 
-    from ggp.errors import GameError
+    from ggp.errors import GameError, OutOfTime
     from ggp.game import Game
     from ggp.players.handcrafted import handcrafted_kind
     from ggp.players.net_player import NetCFRPlayer
@@ -233,34 +270,45 @@ def cmd_eval(args: argparse.Namespace) -> int:
         f"{game_path}: {described}; {args.games} games per cell, {where}, "
         f"{args.play_clock:g} s per move"
     )
-    if args.dry_run:
-        left = evaluate_left(
-            game_path,
-            player_spec,
-            opponents,
-            roles,
-            args.games,
-            seed=args.seed,
-            play_clock_s=args.play_clock,
-            log=Path(args.log) if args.log else None,
+    log = Path(args.log) if args.log else None
+
+    def left() -> str:
+        return format_left(
+            evaluate_left(
+                game_path,
+                player_spec,
+                opponents,
+                roles,
+                args.games,
+                seed=args.seed,
+                play_clock_s=args.play_clock,
+                log=log,
+            )
         )
-        print(format_left(left))
+
+    if args.dry_run:
+        print(left())
         return 0
     total = len(roles) * len(opponents) * args.games
-    with tqdm(total=total, unit="game", disable=args.no_progress, file=sys.stderr) as bar:
-        table = evaluate(
-            game_path,
-            player_spec,
-            opponents,
-            roles,
-            args.games,
-            seed=args.seed,
-            workers=count,
-            backend=args.backend,
-            play_clock_s=args.play_clock,
-            on_match=lambda: bar.update(1),
-            log=Path(args.log) if args.log else None,
-        )
+    try:
+        with tqdm(total=total, unit="game", disable=args.no_progress, file=sys.stderr) as bar:
+            table = evaluate(
+                game_path,
+                player_spec,
+                opponents,
+                roles,
+                args.games,
+                seed=args.seed,
+                workers=count,
+                backend=args.backend,
+                play_clock_s=args.play_clock,
+                on_match=lambda: bar.update(1),
+                log=log,
+                stop_at=args.stop_at,
+            )
+    except OutOfTime as e:
+        print(f"{e}\n{left()}")
+        return EXIT_STOPPED
     if args.wdl:
         print("wins-draws-losses: score out of 100 (win 1, draw 0.5) [95% interval]")
     else:
@@ -280,7 +328,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     import numpy as np
     from tqdm import tqdm
 
-    from ggp.errors import GameError
+    from ggp.errors import GameError, OutOfTime
     from ggp.game import Game
     from ggp.players.registry import make_player, split_specs
     from ggp.training.config import TrainConfig
@@ -307,29 +355,35 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         f"{game_path}: {args.games} games of {', '.join(field)}; {workers} worker(s), "
         f"{args.play_clock:g} s per move, seed {args.seed}"
     )
+    log = Path(args.log) if args.log else None
+
+    def left() -> str:
+        return format_left(
+            tournament_left(
+                game_path, field, args.games, seed=args.seed, play_clock_s=args.play_clock, log=log
+            )
+        )
+
     if args.dry_run:
-        left = tournament_left(
-            game_path,
-            field,
-            args.games,
-            seed=args.seed,
-            play_clock_s=args.play_clock,
-            log=Path(args.log) if args.log else None,
-        )
-        print(format_left(left))
+        print(left())
         return 0
-    with tqdm(total=args.games, unit="game", disable=args.no_progress, file=sys.stderr) as bar:
-        table = tournament(
-            game_path,
-            field,
-            args.games,
-            seed=args.seed,
-            workers=workers,
-            backend=args.backend,
-            play_clock_s=args.play_clock,
-            on_game=lambda: bar.update(1),
-            log=Path(args.log) if args.log else None,
-        )
+    try:
+        with tqdm(total=args.games, unit="game", disable=args.no_progress, file=sys.stderr) as bar:
+            table = tournament(
+                game_path,
+                field,
+                args.games,
+                seed=args.seed,
+                workers=workers,
+                backend=args.backend,
+                play_clock_s=args.play_clock,
+                on_game=lambda: bar.update(1),
+                log=log,
+                stop_at=args.stop_at,
+            )
+    except OutOfTime as e:
+        print(f"{e}\n{left()}")
+        return EXIT_STOPPED
     print(format_tournament(table))
     print(f"{table.seconds:.0f} s")
     return 0
@@ -724,6 +778,15 @@ def _add_games_options(parser: argparse.ArgumentParser, what: str) -> None:
         help=f"play nothing: print how many of the {what}'s games the log holds, cell by "
         "cell, and what is left, with the core-hours it takes at the logged games' mean "
         "length (the log is only read: a run may be appending to it)",
+    )
+    parser.add_argument(
+        "--stop-at",
+        type=_wall_time,
+        metavar="WHEN",
+        help=f"start no game from WHEN on (15:30, 2026-11-29T15:30 or @SECONDS since the "
+        f"epoch); the games running then are played out and logged, then the {what}'s "
+        f"games left are printed as by --dry-run, and the exit status is {EXIT_STOPPED} if "
+        "any are (needs --log; run the command again to go on)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 

@@ -16,16 +16,17 @@ import hashlib
 import json
 import math
 import statistics
+import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, fields
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
-from ggp.errors import GameError
+from ggp.errors import GameError, OutOfTime
 from ggp.game import Game
 from ggp.training.config import Backend
 from ggp.training.workers import MatchOutput, MatchTask, WorkerPool, run_match_task
@@ -44,13 +45,23 @@ __all__ = [
     "match_key",
     "match_seed",
     "match_tasks",
+    "play_logged",
     "read_match_log",
     "read_log",
+    "stopped",
     "log_record",
 ]
 
 
 T = TypeVar("T")
+
+
+class _GameTask(Protocol):
+    @property
+    def game_path(self) -> str: ...
+
+
+TaskT = TypeVar("TaskT", bound=_GameTask)
 
 
 def wilson_interval(mean: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -231,6 +242,68 @@ def log_record(game_path: str, *parts: Any) -> str:
     return json.dumps(record) + "\n"
 
 
+def play_logged(
+    pool: WorkerPool,
+    function: Callable[[TaskT], T],
+    tasks: Sequence[TaskT],
+    *,
+    log: Path | None,
+    on_done: Callable[[TaskT, T], None],
+    stop_at: float | None = None,
+    clock: Callable[[], float] = time.time,
+) -> int:
+    """Run ``function`` on each of ``tasks`` in ``pool``, at most ``pool.workers`` at a
+    time and in their order, appending each game to ``log`` (:func:`log_record`) and
+    passing it to ``on_done`` as it ends. Once ``clock()`` (seconds since the epoch)
+    reaches ``stop_at``, no task is started: those running finish and are logged. Returns
+    how many tasks were not started.
+    """
+    waiting = iter(tasks)
+    pending: dict[Future[T], TaskT] = {}
+    started = 0
+
+    def start() -> None:
+        nonlocal started
+        while len(pending) < max(1, pool.workers):
+            if stop_at is not None and clock() >= stop_at:
+                return
+            task = next(waiting, None)
+            if task is None:
+                return
+            pending[pool.submit(function, task)] = task
+            started += 1
+
+    with open(log, "a", encoding="utf-8") if log is not None else nullcontext() as out:
+        start()
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in [f for f in pending if f in done]:  # in the order they started
+                task = pending.pop(future)
+                output = future.result()
+                if out is not None:
+                    out.write(log_record(task.game_path, task, output))
+                    out.flush()
+                on_done(task, output)
+            start()
+    return len(tasks) - started
+
+
+def stopped(stop_at: float | None, played: int, left: int) -> OutOfTime:
+    """The :class:`~ggp.errors.OutOfTime` of a table stopped at ``stop_at`` after playing
+    ``played`` games in this run, with ``left`` not started.
+
+    Example:
+        >>> print(stopped(0.0, 3, 7))  # doctest: +ELLIPSIS +NORMALIZE_WHITESPACE
+        stopped at 19...: 3 game(s) played in this run and logged, 7 not started; run
+        the command again to go on
+    """
+    when = datetime.fromtimestamp(stop_at or 0.0).isoformat(" ", "seconds")
+    return OutOfTime(
+        f"stopped at {when}: {played} game(s) played in this run and logged, {left} not "
+        "started; run the command again to go on"
+    )
+
+
 def read_match_log(path: Path, *, repair: bool = True) -> dict[MatchKey, MatchOutput]:
     """The matches of an :func:`evaluate` log, by :func:`match_key` (:func:`read_log`,
     ``repair`` as there).
@@ -397,6 +470,8 @@ def evaluate(
     play_clock_s: float = 1.0,
     on_match: Callable[[], None] | None = None,
     log: Path | None = None,
+    stop_at: float | None = None,
+    clock: Callable[[], float] = time.time,
 ) -> EvalTable:
     """Play every cell's matches (in parallel) and collect the table.
 
@@ -414,37 +489,41 @@ def evaluate(
         log: A JSON-lines file: each match is appended as it ends, and the matches
             already there (same game, players, role, seed and clock) are not played
             again, so that a long table can be stopped and resumed.
+        stop_at: Start no match once ``clock()`` (seconds since the epoch) reaches it;
+            those running then are played out and logged (:func:`play_logged`).
+        clock: The wall clock ``stop_at`` is read on.
 
     Raises:
-        GameError: ``log`` has a malformed line (a cut-off last line is dropped).
+        GameError: ``log`` has a malformed line (a cut-off last line is dropped), or
+            ``stop_at`` is given without a ``log``.
+        OutOfTime: Matches were left unplayed at ``stop_at`` (:func:`stopped`).
     """
-    import time
-
+    if stop_at is not None and log is None:
+        raise GameError("a stop time needs a log (--log), to keep the games played")
     started = time.monotonic()
     done = read_match_log(log) if log is not None else {}
     results: dict[tuple[str, str], list[MatchOutput]] = {
         (role, opponent): [] for role in roles for opponent in opponents
     }
-    pending: dict[Future[MatchOutput], MatchTask] = {}
+
+    def collect(task: MatchTask, output: MatchOutput) -> None:
+        results[(task.role, task.opponent)].append(output)
+        if on_match is not None:
+            on_match()
+
+    tasks = []
+    for task in match_tasks(game_path, player, opponents, roles, games, seed, play_clock_s):
+        found = done.get(match_key(task))
+        if found is None:
+            tasks.append(task)
+        else:
+            collect(task, found)
     with WorkerPool(backend, workers) as pool:
-        for task in match_tasks(game_path, player, opponents, roles, games, seed, play_clock_s):
-            found = done.get(match_key(task))
-            if found is not None:
-                results[(task.role, task.opponent)].append(found)
-                if on_match is not None:
-                    on_match()
-                continue
-            pending[pool.submit(run_match_task, task)] = task
-        with open(log, "a", encoding="utf-8") if log is not None else nullcontext() as out:
-            for future in as_completed(pending):
-                task = pending[future]
-                output = future.result()
-                results[(task.role, task.opponent)].append(output)
-                if out is not None:
-                    out.write(log_record(task.game_path, task, output))
-                    out.flush()
-                if on_match is not None:
-                    on_match()
+        unplayed = play_logged(
+            pool, run_match_task, tasks, log=log, on_done=collect, stop_at=stop_at, clock=clock
+        )
+    if unplayed:
+        raise stopped(stop_at, len(tasks) - unplayed, unplayed)
     cells = []
     for role in roles:
         for opponent in opponents:

@@ -34,8 +34,6 @@ import math
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, as_completed
-from contextlib import nullcontext
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -45,7 +43,7 @@ import numpy as np
 from ggp.errors import GameError
 from ggp.gdl.terms import Const
 from ggp.training.config import Backend
-from ggp.training.evaluate import Left, game_id, left_row, log_record, read_log
+from ggp.training.evaluate import Left, game_id, left_row, play_logged, read_log, stopped
 from ggp.training.workers import WorkerPool, _worker_state, searched_depths
 
 __all__ = [
@@ -318,6 +316,8 @@ def tournament(
     play_clock_s: float = 1.0,
     on_game: Callable[[], None] | None = None,
     log: Path | None = None,
+    stop_at: float | None = None,
+    clock: Callable[[], float] = time.time,
 ) -> TournamentTable:
     """Play ``games`` games of ``field`` (in parallel) and rank the specs.
 
@@ -332,10 +332,16 @@ def tournament(
         on_game: Called after each game (progress), also for each found in ``log``.
         log: A JSON-lines file each game is appended to as it ends; the games already
             there (same game, field, seed, index and clock) are not played again.
+        stop_at: Start no game once ``clock()`` (seconds since the epoch) reaches it;
+            those running then are played out and logged
+            (:func:`~ggp.training.evaluate.play_logged`).
+        clock: The wall clock ``stop_at`` is read on.
 
     Raises:
-        GameError: ``field`` does not have one spec per player role, or ``log`` has a
-            malformed line.
+        GameError: ``field`` does not have one spec per player role, ``log`` has a
+            malformed line, or ``stop_at`` is given without a ``log``.
+        OutOfTime: Games were left unplayed at ``stop_at``
+            (:func:`~ggp.training.evaluate.stopped`).
     """
     from ggp.game import Game
 
@@ -346,29 +352,30 @@ def tournament(
             f"{game_path} has {len(roles)} player roles, the field {len(field)} players: "
             f"{', '.join(field)}"
         )
+    if stop_at is not None and log is None:
+        raise GameError("a stop time needs a log (--log), to keep the games played")
     ordered = tuple(sorted(field))
     done = read_tournament_log(log) if log is not None else {}
     played: list[tuple[TournamentTask, TournamentGame]] = []
-    pending: dict[Future[TournamentGame], TournamentTask] = {}
+
+    def collect(task: TournamentTask, outcome: TournamentGame) -> None:
+        played.append((task, outcome))
+        if on_game is not None:
+            on_game()
+
+    tasks = []
+    for task in tournament_tasks(game_path, field, games, seed, play_clock_s):
+        found = done.get(_key(task))
+        if found is None:
+            tasks.append(task)
+        else:
+            collect(*found)
     with WorkerPool(backend, workers) as pool:
-        for task in tournament_tasks(game_path, field, games, seed, play_clock_s):
-            found = done.get(_key(task))
-            if found is not None:
-                played.append(found)
-                if on_game is not None:
-                    on_game()
-                continue
-            pending[pool.submit(run_tournament_game, task)] = task
-        with open(log, "a", encoding="utf-8") if log is not None else nullcontext() as out:
-            for future in as_completed(pending):
-                task = pending[future]
-                outcome = future.result()
-                played.append((task, outcome))
-                if out is not None:
-                    out.write(log_record(task.game_path, task, outcome))
-                    out.flush()
-                if on_game is not None:
-                    on_game()
+        unplayed = play_logged(
+            pool, run_tournament_game, tasks, log=log, on_done=collect, stop_at=stop_at, clock=clock
+        )
+    if unplayed:
+        raise stopped(stop_at, len(tasks) - unplayed, unplayed)
     return _table(game_path, ordered, played, play_clock_s, time.monotonic() - started)
 
 

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from ggp.errors import GameError
+from ggp.errors import GameError, OutOfTime
 from ggp.training.evaluate import format_left
 from ggp.training.tournament import (
+    TournamentTable,
     format_tournament,
     seating,
     tournament,
@@ -83,6 +84,32 @@ def test_what_a_tournament_has_left_is_read_from_its_log(tmp_path: Path) -> None
     assert tournament_left(TICTACTOE, field, 5, seed=1, play_clock_s=1.0, log=log)[0].logged == 0
     assert tournament_left(TICTACTOE, field, 5, play_clock_s=2.0, log=log)[0].logged == 0
     assert format_left([row]).splitlines()[-1].startswith("left: 2 of 5 games, about ")
+
+
+def test_a_stop_time_starts_no_more_games_and_the_rerun_goes_on(tmp_path: Path) -> None:
+    """At ``stop_at`` no game is started; those running are logged, and running again
+    plays the rest: the same table as one run."""
+    field = ["random", "alphabeta:depth=1"]
+    log = tmp_path / "t.jsonl"
+    ticks = iter(range(100))  # a clock that moves on a second each time it is read
+    with pytest.raises(OutOfTime, match=r"2 game\(s\) played in this run and logged, 4 not"):
+        tournament(TICTACTOE, field, 6, backend="inline", log=log, stop_at=2.0,
+                   clock=lambda: float(next(ticks)))  # fmt: skip
+    assert len(log.read_text().splitlines()) == 2  # read at 0 and 1: two games; at 2 none
+    rest = tournament(TICTACTOE, field, 6, backend="inline", log=log, stop_at=1e12)
+    whole = tournament(TICTACTOE, field, 6, backend="inline", log=tmp_path / "whole.jsonl")
+    assert rest.games == 6
+
+    def placements(table: TournamentTable) -> list[tuple[str, float, float]]:
+        return [(s.spec, s.mean, s.first) for s in table.standings]
+
+    assert placements(rest) == placements(whole)
+    # a stop time already past with workers in processes: nothing is started
+    with pytest.raises(OutOfTime, match=r"0 game\(s\) played in this run and logged, 3 not"):
+        tournament(TICTACTOE, field, 9, workers=2, log=log, stop_at=0.0)
+    assert len(log.read_text().splitlines()) == 6
+    with pytest.raises(GameError, match="a stop time needs a log"):
+        tournament(TICTACTOE, field, 1, backend="inline", stop_at=0.0)
 
 
 def test_snakes_rank_by_placement_and_searches_report_their_depth(tmp_path: Path) -> None:

@@ -370,6 +370,29 @@ def test_eval_dry_run_counts_each_cell_in_the_log_and_plays_nothing(
     )
 
 
+def test_eval_stop_at_plays_what_starts_before_it_and_prints_what_is_left(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ggp.training import evaluate as evaluate_module
+
+    log = tmp_path / "matches.jsonl"
+    common = ["eval", str(GAMES / "meier.gdl"), "--player", "random", "--vs", "random",
+              "--as", "p1", "--games", "3", "--backend", "inline", "--no-progress"]  # fmt: skip
+    assert main([*common, "--log", str(log), "--games", "1"]) == 0  # one game logged
+    capsys.readouterr()
+    monkeypatch.setattr(evaluate_module, "run_match_task", lambda task: pytest.fail("played"))
+    assert main([*common, "--log", str(log), "--stop-at", "@0"]) == 75  # past: none started
+    out = capsys.readouterr().out
+    assert "stopped at 19" in out and "0 game(s) played in this run and logged, 2 not " in out
+    assert "| p1 vs random | 1 of 3 | 2 |" in out  # what is left, as by --dry-run
+    assert len(log.read_text().splitlines()) == 1
+    assert main([*common, "--stop-at", "@0"]) == 1  # no log to keep the games in
+    assert "a stop time needs a log" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main([*common, "--log", str(log), "--stop-at", "half past three"])
+    assert "not a time: 'half past three'" in capsys.readouterr().err
+
+
 def test_eval_log_is_shared_across_folders_tables_and_records_depths(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
