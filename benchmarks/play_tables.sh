@@ -214,8 +214,12 @@ fi
 
 # Stop what still runs PLAY_TABLES_GRACE seconds after the stop time: first the loop of
 # each table (so it starts no next command), then its ggp process (SIGTERM: it stops as
-# on Ctrl-C, and stops its workers).
-( sleep "$((seconds + ${PLAY_TABLES_GRACE:-900}))"
+# on Ctrl-C, and stops its workers). The timer's sleep goes with it when the tables end
+# first (it would hold the output open: `play_tables.sh ... | tail` would wait for it).
+( trap 'kill "$sleeper" 2>/dev/null; exit 0' TERM
+  sleep "$((seconds + ${PLAY_TABLES_GRACE:-900}))" &
+  sleeper=$!
+  wait "$sleeper"
   for p in "${pids[@]}"; do
     ggps=$(pgrep -P "$p")
     kill "$p" 2>/dev/null

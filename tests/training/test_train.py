@@ -225,6 +225,8 @@ def test_kill_minus_nine_loses_at_most_the_work_since_the_last_checkpoint(
         assert first is not None, "no checkpoint within 60 s"
         os.kill(process.pid, signal.SIGKILL)
     finally:
+        if process.poll() is None:  # the test failed before its kill: leave no run behind
+            process.kill()
         process.wait(timeout=30)
     assert process.returncode == -signal.SIGKILL
     saved = load_checkpoint(folder / "latest.pt").metadata  # intact after the kill
