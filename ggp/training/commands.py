@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from dataclasses import fields
 from datetime import datetime, timedelta
 from datetime import time as dt_time
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ggp.training.config import TrainConfig
 
@@ -26,6 +27,19 @@ def _positive_float(text: str) -> float:
 #: The exit status of ``eval`` / ``tournament`` stopped by ``--stop-at`` before their
 #: games were all played (sysexits.h's EX_TEMPFAIL: run again later to go on).
 EXIT_STOPPED = 75
+T = TypeVar("T")
+
+
+def _unless_stopped(play: Callable[[], T], left: Callable[[], str]) -> T | None:
+    """``play()``; or, when it stops at its ``--stop-at`` time
+    (:class:`~ggp.errors.OutOfTime`), None after printing why and the games left."""
+    from ggp.errors import OutOfTime
+
+    try:
+        return play()
+    except OutOfTime as e:
+        print(f"{e}\n{left()}")
+        return None
 
 
 def _wall_time(text: str, now: datetime | None = None) -> float:
@@ -201,7 +215,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     """Print a score table: the player against opponents, role by role."""
     from tqdm import tqdm
 
-    from ggp.errors import GameError, OutOfTime
+    from ggp.errors import GameError
     from ggp.game import Game
     from ggp.players.handcrafted import handcrafted_kind
     from ggp.players.net_player import NetCFRPlayer
@@ -290,9 +304,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(left())
         return 0
     total = len(roles) * len(opponents) * args.games
-    try:
-        with tqdm(total=total, unit="game", disable=args.no_progress, file=sys.stderr) as bar:
-            table = evaluate(
+    with tqdm(total=total, unit="game", disable=args.no_progress, file=sys.stderr) as bar:
+        table = _unless_stopped(
+            lambda: evaluate(
                 game_path,
                 player_spec,
                 opponents,
@@ -305,9 +319,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 on_match=lambda: bar.update(1),
                 log=log,
                 stop_at=args.stop_at,
-            )
-    except OutOfTime as e:
-        print(f"{e}\n{left()}")
+            ),
+            left,
+        )
+    if table is None:
         return EXIT_STOPPED
     if args.wdl:
         print("wins-draws-losses: score out of 100 (win 1, draw 0.5) [95% interval]")
@@ -328,7 +343,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     import numpy as np
     from tqdm import tqdm
 
-    from ggp.errors import GameError, OutOfTime
+    from ggp.errors import GameError
     from ggp.game import Game
     from ggp.players.registry import make_player, split_specs
     from ggp.training.config import TrainConfig
@@ -367,9 +382,9 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     if args.dry_run:
         print(left())
         return 0
-    try:
-        with tqdm(total=args.games, unit="game", disable=args.no_progress, file=sys.stderr) as bar:
-            table = tournament(
+    with tqdm(total=args.games, unit="game", disable=args.no_progress, file=sys.stderr) as bar:
+        table = _unless_stopped(
+            lambda: tournament(
                 game_path,
                 field,
                 args.games,
@@ -380,9 +395,10 @@ def cmd_tournament(args: argparse.Namespace) -> int:
                 on_game=lambda: bar.update(1),
                 log=log,
                 stop_at=args.stop_at,
-            )
-    except OutOfTime as e:
-        print(f"{e}\n{left()}")
+            ),
+            left,
+        )
+    if table is None:
         return EXIT_STOPPED
     print(format_tournament(table))
     print(f"{table.seconds:.0f} s")
