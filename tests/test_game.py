@@ -9,7 +9,10 @@ import pytest
 
 from ggp import Game, GameError, GroundingError, GroundingLimits, parse_term
 from ggp.errors import SettingError
+from ggp.gdl.embed import with_public_moves
+from ggp.gdl.parser import parse_file
 from ggp.gdl.terms import Const
+from ggp.reasoning.ground import ground
 
 from conftest import GAMES
 
@@ -231,6 +234,33 @@ def test_out_of_memory_falls_back_to_the_top_down_prover(
     assert "GroundingLimits.max_memory_mb; 2,048 MiB" in caplog.text
 
 
+def test_past_the_work_limit_falls_back_whatever_the_clock(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Sizes decide, not CPU time: with no time budget at all the same game falls back.
+    few = GroundingLimits(max_derivations=50, max_seconds=None)
+    game = Game.from_file(GAMES / "tictactoe.gdl", limits=few)
+    assert game.reasoner == "topdown"
+    assert game.grounding_failure is not None
+    assert game.grounding_failure.startswith("grounding exceeds 50 derivations")
+    assert "(GroundingLimits.max_derivations) while evaluating " in game.grounding_failure
+    assert "GroundingLimits.max_derivations" in caplog.text
+    with pytest.raises(GroundingError, match="max_derivations"):
+        Game.from_file(GAMES / "tictactoe.gdl", reasoner="propnet", limits=few)
+    assert Game.from_file(GAMES / "tictactoe.gdl").reasoner == "propnet"  # the defaults
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["rts/rts_8x8_full.gdl", "battlesnake/eight_11x11.gdl"])
+def test_our_largest_games_fit_the_default_work_limit_with_room(name: str) -> None:
+    # The largest games of games/ ground as auto grounds them (every move made public)
+    # in well under the default limit, on a machine of any speed; a change that doubles
+    # their size shows here before a slower machine plays them by the top-down prover.
+    limits = GroundingLimits(max_seconds=None)
+    program = ground(with_public_moves(parse_file(GAMES / name)), limits)
+    assert 100_000 < program.stats.derivations < 1_000_000 // 2  # half the default
+
+
 def test_no_budget_grounds_as_before() -> None:
     unlimited = GroundingLimits(max_seconds=None, max_memory_mb=None)
     game = Game.from_file(GAMES / "tictactoe.gdl", reasoner="propnet", limits=unlimited)
@@ -290,10 +320,26 @@ def test_zobrist_keys_agree_between_reasoners_and_tell_states_apart() -> None:
 
 
 def test_grounding_budget_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("GGP_GROUNDING_SECONDS", "GGP_GROUNDING_MEMORY_MB", "GGP_GROUNDING_DERIVATIONS"):
+        monkeypatch.delenv(name, raising=False)
+    limits = GroundingLimits()
+    assert (limits.max_derivations, limits.max_seconds, limits.max_memory_mb) == (
+        1_000_000,
+        60.0,
+        2048,
+    )
     monkeypatch.setenv("GGP_GROUNDING_SECONDS", "none")
     monkeypatch.setenv("GGP_GROUNDING_MEMORY_MB", "500")
+    monkeypatch.setenv("GGP_GROUNDING_DERIVATIONS", "2500000")
     limits = GroundingLimits()
     assert (limits.max_seconds, limits.max_memory_mb) == (None, 500)
+    assert limits.max_derivations == 2_500_000
+    monkeypatch.setenv("GGP_GROUNDING_DERIVATIONS", "none")
+    assert GroundingLimits().max_derivations is None
+    monkeypatch.setenv("GGP_GROUNDING_DERIVATIONS", "a million")
+    with pytest.raises(SettingError, match="GGP_GROUNDING_DERIVATIONS='a million'"):
+        GroundingLimits()
+    monkeypatch.delenv("GGP_GROUNDING_DERIVATIONS")
     monkeypatch.setenv("GGP_GROUNDING_SECONDS", "eight")
     with pytest.raises(SettingError, match="GGP_GROUNDING_SECONDS='eight': expected a number"):
         Game.from_file(GAMES / "tictactoe.gdl")

@@ -6,8 +6,11 @@ limit of :class:`~ggp.reasoning.ground.GroundingLimits` it raises
 :class:`~ggp.errors.GroundingError`, on which ``Game.from_file(reasoner="auto")`` falls
 back to the prover with that one-line reason.
 
-Time is the CPU time of the loading thread (``time.thread_time``), not the wall clock, so
-that a game that fits the budget on a quiet machine fits it on a loaded one too. Memory
+This is the safety net: which games ground is decided by their sizes
+(``GroundingLimits.max_derivations`` and the others), the same on every machine, since
+CPU time is not (the same game's grounding took 2.3 times as long on one 2-core machine
+as on another). Time is the CPU time of the loading thread (``time.thread_time``), not
+the wall clock, so that a loaded machine does not pass the limit sooner. Memory
 is the growth of the process's resident set since the budget started (``/proc/self/statm``
 where it exists, else the peak resident set).
 

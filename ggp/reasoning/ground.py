@@ -78,7 +78,6 @@ from ggp.reasoning.joins import (
     Shape,
     Store,
     instantiator,
-    largest_relation,
     make_viewer,
     plan_rule,
     run_plan,
@@ -123,18 +122,27 @@ Emit = Callable[[list[Term], list[Term]], None]  # run_plan's callback
 class GroundingLimits:
     """Limits past which :func:`ground` gives up with a GroundingError.
 
-    The size defaults are about 50 times what the largest game of the corpus needs (the
-    11x11, 4-snake battlesnake: 21k atoms, 108k rule instances, 231k derivations) and
-    keep memory to about 1 GB. The time and memory budgets (:mod:`ggp.reasoning.budget`)
-    cover grounding and building the network together: the largest of our games (the
-    eight-snake Battlesnake board, RTS-Full) take about 4 s of the 8
-    (``benchmarks/bench_grounding.py``).
+    What ``reasoner="auto"`` grounds is decided by sizes, so that a game gets the same
+    reasoner on every machine, fast or slow, idle or loaded. The work limit is
+    ``max_derivations``, the rule bindings the joins enumerate, in proportion to which
+    grounding and building the network take their time (13 us a derivation for both
+    together on the 2-core machine of ``benchmarks/RESULTS.md`` on 2026-11-27, 30 us on
+    a slower one on 2026-12-01). Its default of a million is about four times what the
+    largest of our games needs (RTS-Full: 264k derivations, 122k rule instances; the
+    eight-snake Battlesnake board 252k; ``benchmarks/bench_grounding.py``); chess passes
+    it after about 13 CPU s on the slower machine (it would reach the million atoms of
+    ``max_atoms`` at 30 s). The other sizes are 16-20 times the largest games' and
+    keep memory to about 1 GB. The time and memory budgets (:mod:`ggp.reasoning.budget`,
+    grounding and building the network together) are a safety net for what the sizes do
+    not count.
 
     Attributes:
         max_atoms: Most ground atoms (static and possible dynamic ones together).
         max_rule_instances: Most ground instances of the dynamic rules.
-        max_derivations: Most rule bindings enumerated in all (duplicates included);
-            bounds the time spent on joins that derive little.
+        max_derivations: Most rule bindings enumerated in all (duplicates included;
+            None: no limit); default 1,000,000, or the environment's
+            ``GGP_GROUNDING_DERIVATIONS`` (``none``: no limit), so that every command
+            can be given another.
         max_term_depth: Deepest derived atom (nesting of parentheses, as the parser's
             ``MAX_DEPTH``); stops a counter such as ``(s (s ...))`` that grows forever.
         demand: Ground only what the outputs can ask for (:mod:`ggp.reasoning.demand`)
@@ -142,19 +150,20 @@ class GroundingLimits:
             corpus it grounds nothing smaller, and the 11x11 snake games take 1.5-2x
             longer with it (0.9 -> 1.35 s for the 121-cell one).
         max_seconds: CPU seconds that grounding and building the network may take
-            (None: no limit); default 8, or the environment's ``GGP_GROUNDING_SECONDS``
-            (``none``: no limit), so that every command can be given another.
+            (None: no limit); default 60, or ``GGP_GROUNDING_SECONDS``.
         max_memory_mb: MiB by which they may grow the process's memory (None: no
             limit); default 2048, or ``GGP_GROUNDING_MEMORY_MB``.
     """
 
     max_atoms: int = 1_000_000
     max_rule_instances: int = 2_000_000
-    max_derivations: int = 20_000_000
+    max_derivations: int | None = field(
+        default_factory=lambda: _int(_from_environment("GGP_GROUNDING_DERIVATIONS", 1_000_000))
+    )
     max_term_depth: int = 100
     demand: bool = False
     max_seconds: float | None = field(
-        default_factory=lambda: _from_environment("GGP_GROUNDING_SECONDS", 8.0)
+        default_factory=lambda: _from_environment("GGP_GROUNDING_SECONDS", 60.0)
     )
     max_memory_mb: int | None = field(
         default_factory=lambda: _int(_from_environment("GGP_GROUNDING_MEMORY_MB", 2048))
@@ -397,10 +406,12 @@ class _Grounder:
             relation_of(lit) in members for rule in rules for lit in rule.positive
         )
         # First round: every rule over everything known so far.
+        name, arity = component[0]
+        doing = f"evaluating {name.split(' ')[0]}/{arity}"  # adornments dropped
         for rule in rules:
             plan = plan_rule(rule, None, self._size, self.static, False)
             run_plan(self.store, plan, None, make_emit(rule, plan.slots))
-        self._check_derivations()
+        self._check_derivations(doing)
         delta = self._commit(pending, pending_set)
         if not recursive:
             return
@@ -431,7 +442,7 @@ class _Grounder:
                     round_views[(relation, shapes)] = views
                 if views:
                     run_plan(self.store, plan, views, emit)
-            self._check_derivations()
+            self._check_derivations(doing)
             delta = self._commit(pending, pending_set)
 
     def _commit(
@@ -448,14 +459,14 @@ class _Grounder:
     def _check_budget(self, doing: str) -> None:
         self._next_check = self.derivations + _CHECK_EVERY
         self.budget.check(doing)
-        self._check_derivations()
+        self._check_derivations(doing)
 
-    def _check_derivations(self) -> None:
-        if self.derivations > self.limits.max_derivations:
+    def _check_derivations(self, doing: str) -> None:
+        limit = self.limits.max_derivations
+        if limit is not None and self.derivations > limit:
             raise GroundingError(
-                f"grounding exceeds {self.limits.max_derivations:,} derivations "
-                f"(GroundingLimits.max_derivations); the relation that grows is "
-                f"{largest_relation(self.store.atoms)}"
+                f"grounding exceeds {limit:,} derivations "
+                f"(GroundingLimits.max_derivations) while {doing}"
             )
 
     def _instantiate(self) -> list[GroundRule]:
@@ -526,7 +537,7 @@ class _Grounder:
                         )
 
             run_plan(self.store, plan, None, emit)
-            self._check_derivations()
+            self._check_derivations(f"instantiating the rules of {label}")
         return result
 
     def run(self) -> GroundProgram:

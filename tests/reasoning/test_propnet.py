@@ -159,8 +159,8 @@ GENERATED_GAMES = sorted(
 @pytest.mark.slow
 @pytest.mark.parametrize("path", GENERATED_GAMES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_crosscheck_generated_games(path: Path) -> None:
-    # No time budget: battlesnake/eight_11x11 takes about 4 of the default 8 CPU s to
-    # ground, more on a loaded machine; this test is about the answers.
+    # No time budget (a safety net of 60 CPU s by default; sizes decide): this test is
+    # about the answers, on a machine of any speed.
     prover, propnet = machines(path, GroundingLimits(max_seconds=None))
     steps = crosscheck_playouts(prover, propnet, 2, np.random.default_rng(3), cap=40)
     crosscheck_batched(prover, propnet, steps)
