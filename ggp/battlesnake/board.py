@@ -85,10 +85,11 @@ def distances(size: int, start: Point, blocked: set[Point]) -> dict[Point, int]:
 def search_game(size: int, snakes: int) -> Game:
     """The game of :func:`~ggp.battlesnake.generate.search_variant`, grounded once per
     board size and snake count (seconds each: 2 s for an 11 x 11 duel, about 10 s with
-    eight snakes), always as a propositional network (without the default time budget,
-    which could send a large board to the prover)."""
+    eight snakes), always as a propositional network (without the default work limit and
+    time budget, which could refuse a large board)."""
     text = battlesnake_gdl(search_variant(size, snakes))
-    return Game.from_text(text, reasoner="propnet", limits=GroundingLimits(max_seconds=None))
+    limits = GroundingLimits(max_derivations=None, max_seconds=None)
+    return Game.from_text(text, reasoner="propnet", limits=limits)
 
 
 class BoardError(GGPError):
