@@ -7,7 +7,7 @@ them. Over the corpus it cuts the 9 paths of a path-finding rule to the 3 asked 
 (``tests/reasoning/test_ground.py``); on chess (the public repository's rules) it cuts
 ``threatened_with_capture`` from every combination of its seven arguments to those a
 move and a king square make, though that is still too many rule instances to ground
-within the default budget.
+within the default limits.
 
 :func:`with_demand` rewrites the rules so that bottom-up evaluation derives only what
 the game's outputs (``legal``, ``next``, ``goal``, ``terminal``, ``sees``) can ask for.

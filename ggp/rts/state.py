@@ -115,7 +115,7 @@ class BattleField:
 @functools.lru_cache(maxsize=16)
 def _initial_names(game: Game) -> frozenset[str]:
     """The names of the facts ``init`` sets, from the rules (so without the propositional
-    network too: a game past the grounding budget is played by the top-down prover)."""
+    network too: a game past the grounding limits is played by the top-down prover)."""
     return frozenset(
         rule.head.args[0].name
         for rule in game.description
