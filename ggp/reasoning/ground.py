@@ -275,6 +275,13 @@ class GroundProgram:
         return relation_of(atom) in self.static_relations
 
 
+def _evaluating(component: list[Relation]) -> str:
+    """What evaluating ``component`` is called in a limit's message (its first relation,
+    adornments dropped)."""
+    name, arity = component[0]
+    return f"evaluating {name.split(' ')[0]}/{arity}"
+
+
 class _Grounder:
     def __init__(
         self, description: Description, limits: GroundingLimits, budget: Budget | None = None
@@ -406,8 +413,7 @@ class _Grounder:
             relation_of(lit) in members for rule in rules for lit in rule.positive
         )
         # First round: every rule over everything known so far.
-        name, arity = component[0]
-        doing = f"evaluating {name.split(' ')[0]}/{arity}"  # adornments dropped
+        doing = _evaluating(component)
         for rule in rules:
             plan = plan_rule(rule, None, self._size, self.static, False)
             run_plan(self.store, plan, None, make_emit(rule, plan.slots))
@@ -547,8 +553,7 @@ class _Grounder:
             self.store.add(UNIVERSE, Func(UNIVERSE_NAME, (constant,)))
         for component in self.components:
             self._evaluate_component(component)
-            name, arity = component[0]
-            self.budget.check(f"evaluating {name.split(' ')[0]}/{arity}")
+            self.budget.check(_evaluating(component))
         rules = self._instantiate()
         store = self.store
         static_atoms = frozenset(
