@@ -2,7 +2,8 @@
 
 The tables of 100 games a cell at 1 s a move take tens of hours of 2 cores, so they are
 played in parts, by `ggp eval ... --log benchmarks/data/eval-GAME.jsonl` runs on several
-days and machines (each record names its machine), and read back here: one row per
+days and machines (each record names its machine and, since 2026-12-02, how fast it ran:
+the worker's speed probe before the game), and read back here: one row per
 player and role, one column per opponent; each cell the games played so far, the score
 out of 100 (win 1, draw 0.5) with its 95% interval, the searches' depth per move (median,
 lowest-deepest; MCTS: the deepest tree node) and the machines that played it.
@@ -62,6 +63,7 @@ def table(path: Path, columns: list[str] | None = None) -> str:
         "median (lowest-deepest), machines ("
         + "; ".join(f"{chr(ord('A') + i)}: {m}" for i, m in enumerate(machines))
         + ")",
+        *_speeds([r for rs in cells.values() for r in rs]),
         "",
         "| player | role | " + " | ".join(f"vs {o}" for o in opponents) + " |",
         "| --- | --- |" + " --- |" * len(opponents),
@@ -84,8 +86,10 @@ def wdl_table(*paths: Path) -> str:
     cells: dict[tuple[str, str], list[float]] = defaultdict(list)
     depths: dict[str, list[int]] = defaultdict(list)
     games: set[str] = set()
+    every: list[dict[str, Any]] = []
     for path in paths:
         for record in _records(path):
+            every.append(record)
             cells[(record["player"], record["opponent"])].append(float(record["score"]))
             depths[record["player"]] += [int(d) for d in record.get("depths", [])]
             games.add(record["game"])
@@ -94,6 +98,7 @@ def wdl_table(*paths: Path) -> str:
     lines = [
         f"**{', '.join(sorted(games))}** ({', '.join(map(str, paths))}): wins-draws-losses "
         "of the row against the column, both seats",
+        *_speeds(every),
         "",
         "| row \\ vs | " + " | ".join(opponents) + " |",
         "| --- |" + " --- |" * len(opponents),
@@ -207,6 +212,22 @@ def _cell(records: list[dict[str, Any]], machines: list[str]) -> str:
         sorted({chr(ord("A") + machines.index(str(r.get("machine", "?")))) for r in records})
     )
     return f"{_score([float(r['score']) for r in records])}{depth}; {where}"
+
+
+def _speeds(records: list[dict[str, Any]]) -> list[str]:
+    """The line under a table's title on how fast the machines ran its games (the
+    ``speed`` each record's worker measured just before it, ggp.training.evaluate.
+    speed_probe): none where no record has it (the logs before 2026-12-02)."""
+    speeds = sorted(float(r["speed"]) for r in records if "speed" in r)
+    if not speeds:
+        return []
+    without = len(records) - len(speeds)
+    return [
+        "",
+        f"Machine speed (M loop iterations/s, the worker's probe before each game): median "
+        f"{statistics.median(speeds):g} ({speeds[0]:g}-{speeds[-1]:g}) over {len(speeds)} "
+        f"games" + (f"; {without} logged without it" if without else ""),
+    ]
 
 
 def _relative(path: Path) -> Path:

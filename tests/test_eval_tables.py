@@ -129,3 +129,23 @@ def test_a_line_that_is_not_a_record_names_its_place(tables: ModuleType, tmp_pat
     log = write(tmp_path, [record("a", "b", "white", 1, 1.0), '{"player": "a"}'])
     with pytest.raises(SystemExit, match=r"eval-g\.jsonl:2: not a match record"):
         tables.round_robin(log, ["a", "b"])
+
+
+def test_the_machines_speed_is_summed_up_where_records_have_it(
+    tables: ModuleType, tmp_path: Path
+) -> None:
+    log = write(
+        tmp_path,
+        [
+            record("a", "b", "blue", 1, 1.0, speed=4.5),
+            record("a", "b", "blue", 2, 0.5, speed=9.0),
+            record("a", "b", "red", 3, 0.0, speed=5.0),
+            record("a", "b", "red", 4, 0.0),  # logged before the probe
+        ],
+    )
+    line = ("Machine speed (M loop iterations/s, the worker's probe before each game): "
+            "median 5 (4.5-9) over 3 games; 1 logged without it")  # fmt: skip
+    assert line in tables.table(log).splitlines()
+    assert line in tables.wdl_table(log).splitlines()
+    older = write(tmp_path, [record("a", "b", "blue", 1, 1.0)])
+    assert "Machine speed" not in tables.table(older) + tables.wdl_table(older)

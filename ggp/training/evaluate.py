@@ -22,7 +22,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, fields
 from datetime import UTC, datetime
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -50,6 +50,7 @@ __all__ = [
     "read_log",
     "stopped",
     "log_record",
+    "speed_probe",
 ]
 
 
@@ -228,15 +229,44 @@ def read_log(
     return found
 
 
-def log_record(game_path: str, *parts: Any) -> str:
+def speed_probe(iterations: int = 200_000) -> float:
+    """How fast this process runs plain Python now: millions of iterations a second of a
+    fixed loop, timed by the wall clock (a few hundredths of a second).
+    :func:`play_logged` measures it in the worker just before each game and logs it beside
+    the game as ``speed``, since the clocked searches of a table merged over days search
+    as fast as the machine ran then and the machine's name does not say that: the same
+    "AMD EPYC, 2 cores" ran plain Python 2.3 times slower on 2026-12-01 than on
+    2026-11-27.
+
+    Example:
+        >>> speed_probe(1000) > 0
+        True
+    """
+    start = time.perf_counter()
+    total = 0
+    for i in range(iterations):
+        total += i ^ 7
+    return round(iterations / max(time.perf_counter() - start, 1e-9) / 1e6, 2)
+
+
+def _probed(function: Callable[[Any], T], task: Any) -> tuple[float, T]:
+    """``function(task)`` with the worker's :func:`speed_probe` just before it."""
+    speed = speed_probe()
+    return speed, function(task)
+
+
+def log_record(game_path: str, *parts: Any, speed: float | None = None) -> str:
     """One log line: the game's :func:`game_id`, the fields of each dataclass of
-    ``parts``, the machine (:func:`host_description`) and when the game ended (now, UTC to
-    the second: a table played in runs over days says when each part was played), as JSON
-    with its newline."""
+    ``parts``, the machine (:func:`host_description`), its ``speed``
+    (:func:`speed_probe`, where given) and when the game ended (now, UTC to the second: a
+    table played in runs over days says when each part was played), as JSON with its
+    newline."""
     record: dict[str, Any] = {"game": game_id(game_path)}
     for part in parts:
         record.update(asdict(part))
     record["machine"] = host_description()
+    if speed is not None:
+        record["speed"] = speed
     ended = datetime.now(UTC).replace(microsecond=0)
     record["finished"] = ended.isoformat().replace("+00:00", "Z")
     return json.dumps(record) + "\n"
@@ -254,12 +284,14 @@ def play_logged(
 ) -> int:
     """Run ``function`` on each of ``tasks`` in ``pool``, at most ``pool.workers`` at a
     time and in their order, appending each game to ``log`` (:func:`log_record`) and
-    passing it to ``on_done`` as it ends. Once ``clock()`` (seconds since the epoch)
+    passing it to ``on_done`` as it ends; each game's record carries the worker's
+    :func:`speed_probe` from just before it. Once ``clock()`` (seconds since the epoch)
     reaches ``stop_at``, no task is started: those running finish and are logged. Returns
     how many tasks were not started.
     """
     waiting = iter(tasks)
-    pending: dict[Future[T], TaskT] = {}
+    pending: dict[Future[tuple[float, T]], TaskT] = {}
+    probed = partial(_probed, function)  # one callable: the Ray backend keeps one remote each
     started = 0
 
     def start() -> None:
@@ -270,7 +302,7 @@ def play_logged(
             task = next(waiting, None)
             if task is None:
                 return
-            pending[pool.submit(function, task)] = task
+            pending[pool.submit(probed, task)] = task
             started += 1
 
     with open(log, "a", encoding="utf-8") if log is not None else nullcontext() as out:
@@ -279,9 +311,9 @@ def play_logged(
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in [f for f in pending if f in done]:  # in the order they started
                 task = pending.pop(future)
-                output = future.result()
+                speed, output = future.result()
                 if out is not None:
-                    out.write(log_record(task.game_path, task, output))
+                    out.write(log_record(task.game_path, task, output, speed=speed))
                     out.flush()
                 on_done(task, output)
             start()

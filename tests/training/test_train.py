@@ -332,6 +332,7 @@ def test_eval_log_resumes_a_stopped_table(
     finished = datetime.fromisoformat(record["finished"])  # when the game ended, UTC
     assert record["finished"].endswith("Z") and finished.tzinfo is not None
     assert abs((datetime.now(UTC) - finished).total_seconds()) < 3600
+    assert isinstance(record["speed"], float) and record["speed"] > 0  # the worker's probe
     # Stopped while writing the fourth record: three are kept, one match is played again.
     log.write_text("\n".join(lines[:3]) + "\n" + lines[3][:25])
     played.clear()
