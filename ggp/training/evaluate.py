@@ -232,9 +232,10 @@ def read_log(
 def speed_probe(iterations: int = 200_000) -> float:
     """How fast this process runs plain Python now: millions of iterations a second of a
     fixed loop, timed by the wall clock (a few hundredths of a second).
-    :func:`play_logged` measures it in the worker just before each game and logs it beside
-    the game as ``speed``, since the clocked searches of a table merged over days search
-    as fast as the machine ran then and the machine's name does not say that: the same
+    :func:`play_logged` measures it in the worker before a game (at most every 30 s) and
+    logs it beside the game as ``speed``, since the clocked searches of a table merged
+    over days search as fast as the machine ran then and the machine's name does not say
+    that: the same
     "AMD EPYC, 2 cores" ran plain Python 2.3 times slower on 2026-12-01 than on
     2026-11-27.
 
@@ -249,10 +250,18 @@ def speed_probe(iterations: int = 200_000) -> float:
     return round(iterations / max(time.perf_counter() - start, 1e-9) / 1e6, 2)
 
 
+_PROBE_EVERY_S = 30.0
+_last_probe: list[float] = []  # this process's last probe: [monotonic time, speed]
+
+
 def _probed(function: Callable[[Any], T], task: Any) -> tuple[float, T]:
-    """``function(task)`` with the worker's :func:`speed_probe` just before it."""
-    speed = speed_probe()
-    return speed, function(task)
+    """``function(task)`` with the worker's :func:`speed_probe`, measured just before it
+    where the last one is older than ``_PROBE_EVERY_S`` (games of milliseconds do not pay
+    for one each)."""
+    now = time.monotonic()
+    if not _last_probe or now - _last_probe[0] >= _PROBE_EVERY_S:
+        _last_probe[:] = [now, speed_probe()]
+    return _last_probe[1], function(task)
 
 
 def log_record(game_path: str, *parts: Any, speed: float | None = None) -> str:
@@ -285,9 +294,9 @@ def play_logged(
     """Run ``function`` on each of ``tasks`` in ``pool``, at most ``pool.workers`` at a
     time and in their order, appending each game to ``log`` (:func:`log_record`) and
     passing it to ``on_done`` as it ends; each game's record carries the worker's
-    :func:`speed_probe` from just before it. Once ``clock()`` (seconds since the epoch)
-    reaches ``stop_at``, no task is started: those running finish and are logged. Returns
-    how many tasks were not started.
+    :func:`speed_probe` from before it (at most 30 s old). Once ``clock()`` (seconds
+    since the epoch) reaches ``stop_at``, no task is started: those running finish and
+    are logged. Returns how many tasks were not started.
     """
     waiting = iter(tasks)
     pending: dict[Future[tuple[float, T]], TaskT] = {}
