@@ -235,9 +235,8 @@ def speed_probe(iterations: int = 200_000) -> float:
     :func:`play_logged` measures it in the worker before a game (at most every 30 s) and
     logs it beside the game as ``speed``, since the clocked searches of a table merged
     over days search as fast as the machine ran then and the machine's name does not say
-    that: the same
-    "AMD EPYC, 2 cores" ran plain Python 2.3 times slower on 2026-12-01 than on
-    2026-11-27.
+    that: the same "AMD EPYC, 2 cores" ran plain Python 2.3 times slower on 2026-12-01
+    than on 2026-11-27.
 
     Example:
         >>> speed_probe(1000) > 0
