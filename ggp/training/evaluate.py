@@ -172,7 +172,6 @@ def match_key(task: MatchTask, game: str | None = None) -> MatchKey:
 
 
 @lru_cache(maxsize=1)
-@lru_cache(maxsize=1)
 def host_description() -> str:
     """The processor and core count, written beside each logged match (tables merged
     from several machines say which played what). Read once a process: the machine
