@@ -43,6 +43,7 @@ bench: setup
 	$(PY) benchmarks/bench_protocol.py
 	$(PY) benchmarks/bench_classic.py
 	$(PY) benchmarks/bench_rtmm.py
+	$(PY) benchmarks/bench_mcts_drop.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

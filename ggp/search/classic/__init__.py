@@ -16,6 +16,7 @@ One module per job:
 - :mod:`~ggp.search.classic.ordering`: TT move and history heuristic;
 - :mod:`~ggp.search.classic.paranoid` and :mod:`~ggp.search.classic.maxn`: N players;
 - :mod:`~ggp.search.classic.mcts`: UCT Monte Carlo tree search, the GGP baseline;
+- :mod:`~ggp.search.classic.dropped`: tables a search lets go of, freed a slice at a time;
 - :mod:`~ggp.search.classic.deepening`: iterative deepening under a move clock;
 - :mod:`~ggp.search.classic.results`: the frozen results.
 

@@ -28,6 +28,7 @@ from ggp.search.classic import (
     TreeSearch,
     iterative_deepening,
 )
+from ggp.search.classic.dropped import DEFAULT_SLICE, Dropped
 from ggp.search.classic.mcts import MCTSSettings
 from ggp.search.classic.ordering import HistoryTable, order_moves
 from ggp.search.classic.tt import INFINITY
@@ -398,6 +399,51 @@ def test_mcts_is_reproducible_with_a_seed(tictactoe: Game) -> None:
         for _ in range(2)
     ]
     assert moves[0] == moves[1]
+
+
+def test_mcts_frees_a_dropped_tree_a_slice_after_each_batch(tictactoe: Game) -> None:
+    # A tree past max_nodes is not freed at once inside the next move (0.74 s on
+    # RTS-Full): it is dropped and freed DEFAULT_SLICE nodes after each batch.
+    state = tictactoe.initial_state()
+    settings = MCTSSettings(batch_size=4, solver=False, max_nodes=200)
+    search = MCTS(tictactoe, "xplayer", settings=settings, rng=np.random.default_rng(3))
+    search.search(state, max_simulations=400)
+    grown = len(search._nodes)
+    assert grown > 200 + 3 * DEFAULT_SLICE
+    result = search.search(state, max_simulations=8)  # drops the tree, then two batches
+    assert result.move in tictactoe.legal_moves(state, "xplayer")
+    assert len(search._nodes) <= 1 + 8
+    assert len(search._dropped) == grown - 2 * DEFAULT_SLICE
+    search.search(state, max_simulations=4 * grown)
+    assert len(search._dropped) == 0
+
+
+def test_dropped_frees_linked_entries_one_at_a_time() -> None:
+    # Each value taken out is unlinked first, so freeing the head of a chain whose other
+    # links were taken out before frees them one by one, not as one long cascade.
+    class Link:
+        def __init__(self, after: Link | None) -> None:
+            self.after = after
+
+    chain: dict[int, Link] = {}
+    after = None
+    for i in range(10):
+        after = chain[i] = Link(after)
+    unlinked: list[Link] = []
+
+    def unlink(link: Link) -> None:
+        unlinked.append(link)
+        link.after = None
+
+    dropped: Dropped[int, Link] = Dropped(slice_size=3, unlink=unlink)
+    dropped.drop(chain)
+    dropped.drop({})  # nothing to free
+    assert (len(dropped), repr(dropped)) == (10, "<Dropped 10 entries in 1 table(s)>")
+    assert [dropped.free() for _ in range(5)] == [3, 3, 3, 1, 0]
+    assert len(dropped) == 0 and chain == {}
+    assert all(link.after is None for link in unlinked) and len(unlinked) == 10
+    with pytest.raises(ValueError, match="slice_size must be >= 1, not 0"):
+        Dropped(slice_size=0)
 
 
 @pytest.mark.parametrize("solver", [True, False])
