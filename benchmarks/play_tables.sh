@@ -46,8 +46,9 @@
 #
 # `left` plays nothing: each table's commands run one after the other with --dry-run
 # (the games each cell's log holds and those left, with the core-hours they take at the
-# logged games' mean length), then the sum over the tables; the logs are only read, so
-# it may run beside a run that is playing them.
+# logged games' mean length; a cell with none, at that of the log's other players in
+# its seat against its opponent), then the sum over the tables; the logs are only read,
+# so it may run beside a run that is playing them.
 set -u
 usage() {
   sed -n '2,/^set -u/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'

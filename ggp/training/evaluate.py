@@ -400,18 +400,29 @@ class Left:
         logged: The cell's games the log holds.
         asked: The cell's games the command asks for.
         seconds: Mean wall time of the cell's logged games (None: none logged).
+        like: Mean wall time of the log's games in the same seat against the same
+            opponent by other players (None: none), which times a cell with none of its
+            own better than the mean of the player's other cells: a search against a
+            search may play to the tick cap where against a bot it ends early.
     """
 
     cell: str
     logged: int
     asked: int
     seconds: float | None
+    like: float | None = None
 
 
-def left_row(cell: str, asked: int, found: Sequence[float]) -> Left:
+def left_row(cell: str, asked: int, found: Sequence[float], like: Sequence[float] = ()) -> Left:
     """The :class:`Left` of a cell of ``asked`` games of which the log holds games of
-    ``found`` seconds each."""
-    return Left(cell, len(found), asked, statistics.mean(found) if found else None)
+    ``found`` seconds each, and games like them (:attr:`Left.like`) of ``like``."""
+    return Left(
+        cell,
+        len(found),
+        asked,
+        statistics.mean(found) if found else None,
+        statistics.mean(like) if like else None,
+    )
 
 
 def evaluate_left(
@@ -439,8 +450,13 @@ def evaluate_left(
         output = done.get(match_key(task))
         if output is not None:
             found[(task.role, task.opponent)].append(output.seconds)
+    like: dict[tuple[str, str], list[float]] = {cell: [] for cell in found}
+    game = game_id(game_path)
+    for (played, other, opponent, role, _, clock), output in done.items():
+        if played == game and other != player and clock == play_clock_s:
+            like.get((role, opponent), []).append(output.seconds)
     return tuple(
-        left_row(f"{role} vs {opponent}", games, seconds)
+        left_row(f"{role} vs {opponent}", games, seconds, like[(role, opponent)])
         for (role, opponent), seconds in found.items()
     )
 
@@ -448,17 +464,20 @@ def evaluate_left(
 def format_left(rows: Sequence[Left]) -> str:
     """:func:`evaluate_left`'s (or a tournament's) rows as a Markdown table, with the
     games left and the core-hours they take at one game a worker: each cell at its
-    logged games' mean length, a cell with none at the mean of all the rows' logged
-    games (in brackets).
+    logged games' mean length; a cell with none (in brackets) at that of the games like
+    it (:attr:`Left.like`), else at the mean of all the rows' logged games.
 
     Example:
-        >>> print(format_left([Left("blue vs b", 3, 10, 360.0), Left("red vs b", 0, 10, None)]))
+        >>> print(format_left([Left("blue vs b", 3, 10, 360.0), Left("red vs b", 0, 10, None),
+        ...                    Left("red vs c", 0, 10, None, 720.0)]))
         | cell | in the log | left | s a game | core-hours left |
         | --- | --- | --- | --- | --- |
         | blue vs b | 3 of 10 | 7 | 360 | 0.7 |
         | red vs b | 0 of 10 | 10 | (360) | 1.0 |
-        left: 17 of 20 games, about 1.7 core-hours (at one game a worker; in brackets:
-        the mean over every logged game, where a cell has none)
+        | red vs c | 0 of 10 | 10 | (720) | 2.0 |
+        left: 27 of 30 games, about 3.7 core-hours (at one game a worker; in brackets,
+        where a cell has none logged: the mean of other players' games in its seat against
+        its opponent, else of every logged game)
     """
     logged = sum(r.logged for r in rows)
     overall = (
@@ -475,13 +494,14 @@ def format_left(rows: Sequence[Left]) -> str:
     borrowed = False
     for r in rows:
         left = r.asked - r.logged
-        seconds = r.seconds if r.seconds is not None else overall
+        own = r.seconds is not None
+        seconds = r.seconds if own else r.like if r.like is not None else overall
         if seconds is None:
             shown, cost = "", ""
             unknown += left
         else:
-            shown = f"{seconds:.0f}" if r.seconds is not None else f"({seconds:.0f})"
-            borrowed = borrowed or (r.seconds is None and left > 0)
+            shown = f"{seconds:.0f}" if own else f"({seconds:.0f})"
+            borrowed = borrowed or (not own and left > 0)
             hours += left * seconds / 3600
             cost = f"{left * seconds / 3600:.1f}"
         lines.append(f"| {r.cell} | {r.logged} of {r.asked} | {left} | {shown} | {cost} |")
@@ -492,7 +512,10 @@ def format_left(rows: Sequence[Left]) -> str:
     else:
         total += f", about {hours:.1f} core-hours (at one game a worker"
         if borrowed:
-            total += "; in brackets:\nthe mean over every logged game, where a cell has none"
+            total += (
+                "; in brackets,\nwhere a cell has none logged: the mean of other players'"
+                " games in its seat against\nits opponent, else of every logged game"
+            )
         total += ")"
     lines.append(total)
     return "\n".join(lines)

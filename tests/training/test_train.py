@@ -354,7 +354,12 @@ def test_eval_dry_run_counts_each_cell_in_the_log_and_plays_nothing(
     common = ["eval", str(GAMES / "meier.gdl"), "--player", "random", "--backend", "inline",
               "--no-progress", "--log", str(log)]  # fmt: skip
     assert main([*common, "--vs", "random", "--as", "p1", "--games", "2"]) == 0
-    seconds = [json.loads(line)["seconds"] for line in log.read_text().splitlines()]
+    other = [*common, "--vs", "handcrafted", "--as", "p2", "--games", "1"]
+    assert main([*other, "--player", "handcrafted"]) == 0  # another player in that seat
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    for record, length in zip(records, [300.0, 420.0, 1800.0], strict=True):
+        record["seconds"] = length  # games of a length that tells the estimates apart
+    log.write_text("".join(json.dumps(record) + "\n" for record in records))
     capsys.readouterr()
     monkeypatch.setattr(evaluate_module, "run_match_task", lambda task: pytest.fail("played"))
     before = log.read_bytes()
@@ -362,11 +367,14 @@ def test_eval_dry_run_counts_each_cell_in_the_log_and_plays_nothing(
     assert main(args) == 0
     assert log.read_bytes() == before
     out = capsys.readouterr().out.splitlines()
-    mean = sum(seconds) / 2
-    # the one cell with games logged is timed by them; the others by every logged game
-    assert f"| p1 vs random | 2 of 3 | 1 | {mean:.0f} | {mean / 3600:.1f} |" in out
-    assert f"| p2 vs handcrafted | 0 of 3 | 3 | ({mean:.0f}) | {3 * mean / 3600:.1f} |" in out
-    assert out[-2].startswith("left: 10 of 12 games, about ")
+    # the one cell with games logged is timed by them (360 s); one with another player's
+    # games in its seat against its opponent by those (1800 s); the others by every
+    # logged game of the player
+    assert "| p1 vs random | 2 of 3 | 1 | 360 | 0.1 |" in out
+    assert "| p2 vs handcrafted | 0 of 3 | 3 | (1800) | 1.5 |" in out
+    assert "| p2 vs random | 0 of 3 | 3 | (360) | 0.3 |" in out
+    assert "| p1 vs handcrafted | 0 of 3 | 3 | (360) | 0.3 |" in out
+    assert out[-3].startswith("left: 10 of 12 games, about 2.2 core-hours (at one game a ")
     assert main([*common[:-2], "--vs", "random", "--games", "3", "--dry-run"]) == 0  # no log
     assert capsys.readouterr().out.splitlines()[-1] == (
         "left: 6 of 6 games, no game logged to time them"
