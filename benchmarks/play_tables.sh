@@ -46,8 +46,9 @@
 #
 # `left` plays nothing: each table's commands run one after the other with --dry-run
 # (the games each cell's log holds and those left, with the core-hours they take at the
-# logged games' mean length; a cell with none, at that of the log's other players in
-# its seat against its opponent), then the sum over the tables; the logs are only read,
+# logged games' mean length; a cell with none, at that of its player's games against
+# its opponent in the other seat, else the median of the log's other players in its
+# seat), then the sum over the tables; the logs are only read,
 # so it may run beside a run that is playing them.
 set -u
 usage() {

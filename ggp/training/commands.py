@@ -793,8 +793,9 @@ def _add_games_options(parser: argparse.ArgumentParser, what: str) -> None:
         action="store_true",
         help=f"play nothing: print how many of the {what}'s games the log holds, cell by "
         "cell, and what is left, with the core-hours it takes at the logged games' mean "
-        "length (a cell with none: of other players' games in the log in its seat "
-        "against its opponent; the log is only read: a run may be appending to it)",
+        "length (a cell with none: of its player's games against its opponent in the "
+        "other seat, else the median of other players' in its seat; the log is only "
+        "read: a run may be appending to it)",
     )
     parser.add_argument(
         "--stop-at",

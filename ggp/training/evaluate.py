@@ -17,7 +17,7 @@ import json
 import math
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, fields
@@ -400,10 +400,13 @@ class Left:
         logged: The cell's games the log holds.
         asked: The cell's games the command asks for.
         seconds: Mean wall time of the cell's logged games (None: none logged).
-        like: Mean wall time of the log's games in the same seat against the same
-            opponent by other players (None: none), which times a cell with none of its
-            own better than the mean of the player's other cells: a search against a
-            search may play to the tick cap where against a bot it ends early.
+        like: The length of games like the cell's (None: none logged), which times a
+            cell with none of its own better than the mean of the player's other cells
+            (a search against a search may play to the tick cap where against a bot it
+            ends early): the mean of the player's games against the same opponent in
+            the other seats, else the median over the other players in the same seat
+            against that opponent of each one's mean (so that a few players who lose
+            quickly do not set it).
     """
 
     cell: str
@@ -413,16 +416,42 @@ class Left:
     like: float | None = None
 
 
-def left_row(cell: str, asked: int, found: Sequence[float], like: Sequence[float] = ()) -> Left:
+def left_row(cell: str, asked: int, found: Sequence[float], like: float | None = None) -> Left:
     """The :class:`Left` of a cell of ``asked`` games of which the log holds games of
-    ``found`` seconds each, and games like them (:attr:`Left.like`) of ``like``."""
-    return Left(
-        cell,
-        len(found),
-        asked,
-        statistics.mean(found) if found else None,
-        statistics.mean(like) if like else None,
-    )
+    ``found`` seconds each, games like them (:attr:`Left.like`) lasting ``like``."""
+    return Left(cell, len(found), asked, statistics.mean(found) if found else None, like)
+
+
+def like_seconds(
+    lengths: Mapping[tuple[str, str, str], Sequence[float]], player: str, seat: str, opponent: str
+) -> float | None:
+    """How long games like a cell of ``player`` in ``seat`` against ``opponent`` last
+    (:attr:`Left.like`), from the logged games' ``lengths`` by (player, seat, opponent).
+
+    Example:
+        >>> lengths = {("ab", "blue", "rtmm"): [300.0, 304.0], ("bot", "red", "rtmm"): [20.0],
+        ...            ("nn", "red", "rtmm"): [290.0], ("mcts", "red", "rtmm"): [310.0]}
+        >>> like_seconds(lengths, "ab", "red", "rtmm")  # its own games in the other seat
+        302.0
+        >>> like_seconds(lengths, "x", "red", "rtmm")  # the median of the others in the seat
+        290.0
+        >>> like_seconds(lengths, "x", "red", "rush") is None
+        True
+    """
+    mirror = [
+        seconds
+        for (other, role, against), found in lengths.items()
+        if other == player and role != seat and against == opponent
+        for seconds in found
+    ]
+    if mirror:
+        return statistics.mean(mirror)
+    others = [
+        statistics.mean(found)
+        for (other, role, against), found in lengths.items()
+        if other != player and role == seat and against == opponent and found
+    ]
+    return statistics.median(others) if others else None
 
 
 def evaluate_left(
@@ -450,13 +479,15 @@ def evaluate_left(
         output = done.get(match_key(task))
         if output is not None:
             found[(task.role, task.opponent)].append(output.seconds)
-    like: dict[tuple[str, str], list[float]] = {cell: [] for cell in found}
+    lengths: dict[tuple[str, str, str], list[float]] = {}  # (player, seat, opponent)
     game = game_id(game_path)
     for (played, other, opponent, role, _, clock), output in done.items():
-        if played == game and other != player and clock == play_clock_s:
-            like.get((role, opponent), []).append(output.seconds)
+        if played == game and clock == play_clock_s:
+            lengths.setdefault((other, role, opponent), []).append(output.seconds)
     return tuple(
-        left_row(f"{role} vs {opponent}", games, seconds, like[(role, opponent)])
+        left_row(
+            f"{role} vs {opponent}", games, seconds, like_seconds(lengths, player, role, opponent)
+        )
         for (role, opponent), seconds in found.items()
     )
 
@@ -476,8 +507,8 @@ def format_left(rows: Sequence[Left]) -> str:
         | red vs b | 0 of 10 | 10 | (360) | 1.0 |
         | red vs c | 0 of 10 | 10 | (720) | 2.0 |
         left: 27 of 30 games, about 3.7 core-hours (at one game a worker; in brackets,
-        where a cell has none logged: the mean of other players' games in its seat against
-        its opponent, else of every logged game)
+        where a cell has none logged: its player's games against its opponent in the
+        other seat, else the median of other players' in its seat, else every game)
     """
     logged = sum(r.logged for r in rows)
     overall = (
@@ -513,8 +544,9 @@ def format_left(rows: Sequence[Left]) -> str:
         total += f", about {hours:.1f} core-hours (at one game a worker"
         if borrowed:
             total += (
-                "; in brackets,\nwhere a cell has none logged: the mean of other players'"
-                " games in its seat against\nits opponent, else of every logged game"
+                "; in brackets,\nwhere a cell has none logged: its player's games against"
+                " its opponent in the\nother seat, else the median of other players' in its"
+                " seat, else every game"
             )
         total += ")"
     lines.append(total)

@@ -354,10 +354,11 @@ def test_eval_dry_run_counts_each_cell_in_the_log_and_plays_nothing(
     common = ["eval", str(GAMES / "meier.gdl"), "--player", "random", "--backend", "inline",
               "--no-progress", "--log", str(log)]  # fmt: skip
     assert main([*common, "--vs", "random", "--as", "p1", "--games", "2"]) == 0
+    assert main([*common, "--vs", "handcrafted", "--as", "p1", "--games", "1"]) == 0
     other = [*common, "--vs", "handcrafted", "--as", "p2", "--games", "1"]
     assert main([*other, "--player", "handcrafted"]) == 0  # another player in that seat
     records = [json.loads(line) for line in log.read_text().splitlines()]
-    for record, length in zip(records, [300.0, 420.0, 1800.0], strict=True):
+    for record, length in zip(records, [300.0, 420.0, 120.0, 1800.0], strict=True):
         record["seconds"] = length  # games of a length that tells the estimates apart
     log.write_text("".join(json.dumps(record) + "\n" for record in records))
     capsys.readouterr()
@@ -367,14 +368,19 @@ def test_eval_dry_run_counts_each_cell_in_the_log_and_plays_nothing(
     assert main(args) == 0
     assert log.read_bytes() == before
     out = capsys.readouterr().out.splitlines()
-    # the one cell with games logged is timed by them (360 s); one with another player's
-    # games in its seat against its opponent by those (1800 s); the others by every
-    # logged game of the player
+    # the cells with games logged are timed by them; one with none by the player's games
+    # against its opponent in the other seat (120 s, not handcrafted's 1800 in its seat)
     assert "| p1 vs random | 2 of 3 | 1 | 360 | 0.1 |" in out
-    assert "| p2 vs handcrafted | 0 of 3 | 3 | (1800) | 1.5 |" in out
+    assert "| p1 vs handcrafted | 1 of 3 | 2 | 120 | 0.1 |" in out
     assert "| p2 vs random | 0 of 3 | 3 | (360) | 0.3 |" in out
-    assert "| p1 vs handcrafted | 0 of 3 | 3 | (360) | 0.3 |" in out
-    assert out[-3].startswith("left: 10 of 12 games, about 2.2 core-hours (at one game a ")
+    assert "| p2 vs handcrafted | 0 of 3 | 3 | (120) | 0.1 |" in out
+    assert out[-3].startswith("left: 9 of 12 games, about 0.6 core-hours (at one game a ")
+    # a player with none of its own against an opponent: other players' games in its seat
+    others = [*common, "--vs", "random,handcrafted", "--player", "handcrafted", "--as", "p1"]
+    assert main([*others, "--games", "3", "--dry-run"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "| p1 vs random | 0 of 3 | 3 | (360) | 0.3 |" in out
+    assert "| p1 vs handcrafted | 0 of 3 | 3 | (1800) | 1.5 |" in out
     assert main([*common[:-2], "--vs", "random", "--games", "3", "--dry-run"]) == 0  # no log
     assert capsys.readouterr().out.splitlines()[-1] == (
         "left: 6 of 6 games, no game logged to time them"
