@@ -28,6 +28,11 @@
 #                               the paper's Table 1 (the bots, RTMM / RRTMM at 0.05 s; 25
 #                               games a seat a map), then the shipped network's (50 games
 #                               a seat)
+#   battlecity-small-beyond, battlecity-arena13-beyond (and the mazes')
+#                               issue 16 point 5 on one BattleCity map: alpha-beta with
+#                               the paper's evaluation and MCTS against Table 1's field,
+#                               25 games a seat a map as Table 1's rows (`small`'s log
+#                               already holds 50 a seat)
 #   rts-melee-beyond, rts-full-beyond
 #                               issue 16 point 5: the shipped network (PUCT without
 #                               playouts), alpha-beta and MCTS (the paper's evaluation
@@ -151,6 +156,16 @@ battlecity() {  # MAP: Table 1's rows on one map (25 games a seat), then the net
   done
 }
 
+battlecity_beyond() {  # MAP: the classic searches against Table 1's field, 25 games a seat
+  local map=$1 player
+  for player in alphabeta:eval=battlecity,time=0.05 mcts:time=0.05; do
+    play eval "games/rts/battlecity_$map.gdl" --player "$player" \
+      --vs rtsbot:random,rtsbot:follower,rtmm:time=0.05,rrtmm:time=0.05 --games 25 \
+      --workers "$workers" --play-clock 0.5 --seed 0 --wdl --no-progress \
+      --log "$data/rts-battlecity-$map.jsonl"
+  done
+}
+
 beyond() {  # GAME LOG: rows beyond the paper against its field, 50 games a seat each
   local game=$1 log=$2 row
   local rows=("cfr+nn:checkpoints/${game%.gdl}/latest.pt,rollout=0,time=0.1"
@@ -198,6 +213,9 @@ for table in "$@"; do
       rts rts_8x8_full.gdl rts-full.jsonl & ;;
     battlecity-small|battlecity-arena13|battlecity-maze18|battlecity-maze26)
       battlecity "${table#battlecity-}" & ;;
+    battlecity-small-beyond|battlecity-arena13-beyond|battlecity-maze18-beyond|battlecity-maze26-beyond)
+      map=${table#battlecity-}
+      battlecity_beyond "${map%-beyond}" & ;;
     rts-melee-beyond)
       beyond rts_8x8_melee.gdl rts-melee.jsonl & ;;
     rts-full-beyond)
