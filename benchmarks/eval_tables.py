@@ -12,17 +12,22 @@ With ``--wdl`` (the RTS tables of issue 16, as the RTMM paper prints them): one 
 player, each cell its wins-draws-losses against the column over both seats; below it the
 depth the row players' searches reached per move (RTMM's: its lookahead in clock units),
 where the log has it. With ``--wdl --pool``, one table of all the logs given, each
-pairing's games summed (the RTMM paper's Table 1 sums its maps). With ``--round-robin
-P,Q,R``: the cross table of those players (issue 14's round robin of the best three),
-each cell the row's score against the column over both roles, from the games of either
-seating (`--player P --vs Q` or `--player Q --vs P`), the diagonal (self-play) left
-blank, and each row's score over all its games against the others. With ``--vs P,Q``: the
-score tables with only those columns (a game's `random` and `mcts` columns, its round
-robin's games left to ``--round-robin``). With ``--best N``:
+pairing's games summed (the RTMM paper's Table 1 sums its maps); with ``--wdl --games N``
+only each cell's first N games, those `ggp eval --games N` plays (with ``--seed``, the
+seed the tables were played with), so that maps logged at different lengths pool evenly;
+with ``--wdl --as SPEC=NAME`` (repeatable) SPEC's games count as NAME's, as row and
+column (each map's own network as one player).
+With ``--round-robin P,Q,R``: the cross table of those players (issue 14's round robin
+of the best three), each cell the row's score against the column over both roles, from
+the games of either seating (`--player P --vs Q` or `--player Q --vs P`), the diagonal
+(self-play) left blank, and each row's score over all its games against the others.
+With ``--vs P,Q``: the tables with only those columns (a game's `random` and
+`mcts` columns, its round robin's games left to ``--round-robin``). With ``--best N``:
 the round robin's players, the N that score highest against `mcts` over both roles once
 that column is complete (`mcts` last where it is among them).
 
     .venv/bin/python benchmarks/eval_tables.py [--wdl [--pool]] [benchmarks/data/eval-*.jsonl ...]
+    .venv/bin/python benchmarks/eval_tables.py --wdl --pool --games 25 [--as SPEC=NAME] LOG LOG
     .venv/bin/python benchmarks/eval_tables.py --vs random,mcts LOG
     .venv/bin/python benchmarks/eval_tables.py --round-robin mcts,mtdf,paranoid LOG
     .venv/bin/python benchmarks/eval_tables.py --best 3 LOG
@@ -39,7 +44,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from ggp.training.evaluate import MatchKey, match_key, wilson_interval
+from ggp.training.evaluate import MatchKey, match_key, match_seed, wilson_interval
 from ggp.training.workers import MatchTask
 
 DATA = Path(__file__).with_name("data")
@@ -79,19 +84,37 @@ def table(path: Path, columns: list[str] | None = None) -> str:
     return "\n".join(lines)
 
 
-def wdl_table(*paths: Path) -> str:
+def wdl_table(
+    *paths: Path,
+    first: int | None = None,
+    seed: int = 0,
+    columns: list[str] | None = None,
+    names: dict[str, str] | None = None,
+) -> str:
     """The W-D-L table of one log, or of several pooled (the games of each pairing
     summed, as the RTMM paper's Table 1 sums its maps): rows the players, both seats
-    pooled."""
+    pooled. With `first`, only the games `ggp eval --games FIRST --seed SEED` plays in
+    each cell (a log with more a cell on one map than on another pooled evenly); with
+    `columns`, only the games against those opponents; `names` counts a spec's games as
+    another's, as row and as column (each map's own network as one player)."""
+    names = names or {}
     cells: dict[tuple[str, str], list[float]] = defaultdict(list)
     depths: dict[str, list[int]] = defaultdict(list)
     games: set[str] = set()
     every: list[dict[str, Any]] = []
     for path in paths:
         for record in _records(path):
+            if first is not None and record["seed"] not in {
+                match_seed(seed, record["role"], record["opponent"], i) for i in range(first)
+            }:
+                continue
+            player = names.get(record["player"], record["player"])
+            opponent = names.get(record["opponent"], record["opponent"])
+            if columns is not None and opponent not in columns:
+                continue
             every.append(record)
-            cells[(record["player"], record["opponent"])].append(float(record["score"]))
-            depths[record["player"]] += [int(d) for d in record.get("depths", [])]
+            cells[(player, opponent)].append(float(record["score"]))
+            depths[player] += [int(d) for d in record.get("depths", [])]
             games.add(record["game"])
     players = sorted({p for p, _ in cells}, key=_order)
     opponents = sorted({o for _, o in cells}, key=_order)
@@ -245,9 +268,26 @@ def main() -> None:
         "--pool", action="store_true", help="with --wdl: one table of all the logs (maps summed)"
     )
     parser.add_argument(
+        "--games",
+        type=int,
+        metavar="N",
+        help="with --wdl: only the first N games a cell, those `ggp eval --games N` plays",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="with --games: the tables' --seed (default 0)"
+    )
+    parser.add_argument(
         "--vs",
         metavar="P,Q,...",
         help="only the columns of these opponents (e.g. random,mcts: without the round robin)",
+    )
+    parser.add_argument(
+        "--as",
+        dest="names",
+        action="append",
+        default=[],
+        metavar="SPEC=NAME",
+        help="with --wdl: count SPEC's games as NAME's (each map's network as one row)",
     )
     parser.add_argument(
         "--round-robin",
@@ -263,23 +303,38 @@ def main() -> None:
     args = parser.parse_args()
     if args.pool and not args.wdl:
         parser.error("--pool sums W-D-L tables: give --wdl too")
+    if args.games is not None and not args.wdl:
+        parser.error("--games counts the W-D-L tables' games: give --wdl too")
+    if args.games is not None and args.games < 1:
+        parser.error(f"--games must be at least 1, not {args.games}")
     if args.round_robin and args.wdl:
         parser.error("--round-robin prints scores over both roles: leave out --wdl")
-    if args.vs and (args.wdl or args.round_robin or args.best):
-        parser.error("--vs chooses the columns of the score tables: leave out the other modes")
+    if args.vs and (args.round_robin or args.best):
+        parser.error("--vs chooses the columns of the tables: leave out the other modes")
+    if args.names and not args.wdl:
+        parser.error("--as names the W-D-L tables' rows: give --wdl too")
+    if bad := [name for name in args.names if "=" not in name]:
+        parser.error(f"--as takes SPEC=NAME, not {bad[0]!r}")
+    names = {spec: name for spec, name in (given.rsplit("=", 1) for given in args.names)}
     # the default logs named as RESULTS.md names them: relative to the folder the command
     # runs in where they lie beneath it
     logs = args.logs or [_relative(path) for path in sorted(DATA.glob("eval-*.jsonl"))]
+    columns = args.vs.split(",") if args.vs else None
     if args.best:
         print("\n".join(",".join(best(path, args.best)) for path in logs))
     elif args.round_robin:
         players = args.round_robin.split(",")
         print("\n\n".join(round_robin(path, players) for path in logs))
-    elif args.pool:
-        print(wdl_table(*logs))
+    elif args.wdl:
+        groups = [logs] if args.pool else [[path] for path in logs]
+        print(
+            "\n\n".join(
+                wdl_table(*group, first=args.games, seed=args.seed, columns=columns, names=names)
+                for group in groups
+            )
+        )
     else:
-        columns = args.vs.split(",") if args.vs else None
-        print("\n\n".join(wdl_table(path) if args.wdl else table(path, columns) for path in logs))
+        print("\n\n".join(table(path, columns) for path in logs))
 
 
 if __name__ == "__main__":

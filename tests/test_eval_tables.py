@@ -149,3 +149,42 @@ def test_the_machines_speed_is_summed_up_where_records_have_it(
     assert line in tables.wdl_table(log).splitlines()
     older = write(tmp_path, [record("a", "b", "blue", 1, 1.0)])
     assert "Machine speed" not in tables.table(older) + tables.wdl_table(older)
+
+
+def test_wdl_first_games_keeps_those_ggp_eval_games_n_plays(
+    tables: ModuleType, tmp_path: Path
+) -> None:
+    # three games a seat against `b` on one map, played with --seed 0: match i's seed is
+    # match_seed(0, role, "b", i); --games 2 keeps matches 0 and 1 of each seat
+    seeds = {role: [tables.match_seed(0, role, "b", i) for i in range(3)] for role in ("x", "y")}
+    log = write(
+        tmp_path,
+        [record("a", "b", role, seeds[role][i], score) for role, scores in
+         (("x", [1.0, 0.5, 0.0]), ("y", [1.0, 1.0, 0.0])) for i, score in enumerate(scores)],
+    )  # fmt: skip
+    assert row(tables.wdl_table(log), "| `a`") == ["`a`", "3-1-2"]
+    assert row(tables.wdl_table(log, first=2), "| `a`") == ["`a`", "3-1-0"]
+    assert row(tables.wdl_table(log, first=1), "| `a`") == ["`a`", "2-0-0"]
+    # another --seed names other games: none of these
+    assert "| `a`" not in tables.wdl_table(log, first=3, seed=1)
+
+
+def test_wdl_pools_named_specs_as_one_row_and_keeps_the_vs_columns(
+    tables: ModuleType, tmp_path: Path
+) -> None:
+    log = write(
+        tmp_path,
+        [
+            record("net:small", "r", "x", 1, 1.0),
+            record("net:arena", "r", "y", 2, 0.5),
+            record("net:arena", "f", "x", 3, 0.0),
+            record("a", "net:small", "x", 4, 0.0),  # a column of the renamed spec too
+        ],
+    )
+    names = {"net:small": "net", "net:arena": "net"}
+    text = tables.wdl_table(log, names=names)
+    assert "net:" not in text and "| row \\ vs | f | net | r |" in text  # unknown: by name
+    assert row(text, "| `net`") == ["`net`", "0-0-1", "", "1-1-0"]
+    assert row(text, "| `a`") == ["`a`", "", "0-0-1", ""]
+    text = tables.wdl_table(log, names=names, columns=["r"])
+    assert "| row \\ vs | r |" in text and "| `a`" not in text
