@@ -98,16 +98,19 @@ def wdl_table(
     `columns`, only the games against those opponents; `names` counts a spec's games as
     another's, as row and as column (each map's own network as one player)."""
     names = names or {}
+    kept: dict[tuple[str, str], set[int]] = {}  # (role, opponent): the first games' seeds
     cells: dict[tuple[str, str], list[float]] = defaultdict(list)
     depths: dict[str, list[int]] = defaultdict(list)
     games: set[str] = set()
     every: list[dict[str, Any]] = []
     for path in paths:
         for record in _records(path):
-            if first is not None and record["seed"] not in {
-                match_seed(seed, record["role"], record["opponent"], i) for i in range(first)
-            }:
-                continue
+            if first is not None:
+                cell = (record["role"], record["opponent"])
+                if cell not in kept:
+                    kept[cell] = {match_seed(seed, *cell, i) for i in range(first)}
+                if record["seed"] not in kept[cell]:
+                    continue
             player = names.get(record["player"], record["player"])
             opponent = names.get(record["opponent"], record["opponent"])
             if columns is not None and opponent not in columns:
