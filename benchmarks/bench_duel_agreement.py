@@ -10,23 +10,37 @@ snakes live is searched by both specs for snake 1, each with the same time (marg
 one after the other. Two runs of one spec give the timing noise (the depth finished by a
 deadline varies).
 
+Which of two different moves is better: with ``--oracle-depth D``, where the two specs
+choose differently, each move is valued by alpha-beta over both snakes to D rounds with
+the root restricted to it (the paper's heuristics, ``--oracle-weights``), a deeper search
+than either spec finishes in its time: a judge that shares their heuristics, so read its
+verdict as "which move survives a deeper look", not as the game's value.
+
     python benchmarks/bench_duel_agreement.py [--positions 120] [--seconds 0.43] [--seed 1]
         [--a idapos:weights=tuned] [--b idapos:search=alphabeta,weights=tuned]
+        [--oracle-depth 0] [--oracle-weights tuned]
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from ggp.battlesnake.board import Board, read_board
+from ggp.battlesnake.board import Board, board_state, read_board, search_game
+from ggp.battlesnake.heuristics import SnakeHeuristicEvaluator
 from ggp.battlesnake.reflex import REFLEX_ORDER, reflex_move
+from ggp.battlesnake.weights import snake_weights
 from ggp.game import Game
+from ggp.gdl.terms import Term
 from ggp.players.base import MatchInfo
 from ggp.players.idapos_player import IdaposPlayer, parse_idapos_options
+from ggp.reasoning.state_machine import State
+from ggp.search.classic.alphabeta import AlphaBeta
+from ggp.search.classic.sequential import MovePruning
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -60,6 +74,33 @@ def positions(game: Game, count: int, rng: np.random.Generator) -> list[Board]:
     return boards
 
 
+def only_at_root(root: State, me: int, name: str) -> MovePruning:
+    """Our snake (role ``me``) may play only ``name`` in ``root``; nothing else pruned."""
+
+    def kept(state: State, legal: Sequence[Sequence[Term]]) -> dict[int, list[int]]:
+        if state != root:
+            return {}
+        return {me: [k for k, move in enumerate(legal[me]) if move.name == name]}
+
+    return kept
+
+
+def oracle_values(
+    board: Board, me: int, moves: Sequence[str], depth: int, evaluator: SnakeHeuristicEvaluator
+) -> list[float]:
+    """Each of ``moves`` valued by alpha-beta over every snake to ``depth`` rounds with
+    the root restricted to it (goal points of snake ``me``)."""
+    model = search_game(board.size, len(board.snakes))
+    root = board_state(model, board)
+    values = []
+    for name in moves:
+        search = AlphaBeta(model, model.roles[me], evaluator)
+        search.view.prune = only_at_root(root, me, name)
+        search.new_move()
+        values.append(search.search_depth(root, depth, None).value)
+    return values
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--positions", type=int, default=120)
@@ -67,6 +108,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--a", default="idapos:weights=tuned")
     parser.add_argument("--b", default="idapos:search=alphabeta,weights=tuned")
+    parser.add_argument("--oracle-depth", type=int, default=0, help="0: no judge")
+    parser.add_argument("--oracle-weights", default="tuned")
     args = parser.parse_args()
     game = Game.from_file(ROOT / "games/battlesnake/duel_11x11.gdl")
     snakes = [r for r in game.roles if r != game.random_role]
@@ -102,6 +145,34 @@ def main() -> None:
         f"{args.a}'s last depth had the enemy masked: {sum(local)} positions, "
         f"{sum(differ)} of the {len(differ)} different moves"
     )
+    if args.oracle_depth > 0:
+        judge(args, boards, moves, local)
+
+
+def judge(
+    args: argparse.Namespace, boards: list[Board], moves: list[list[str]], local: list[bool]
+) -> None:
+    """Print the oracle's verdict on the positions where the two moves differ."""
+    evaluator = SnakeHeuristicEvaluator(snake_weights(args.oracle_weights))
+    verdicts: dict[bool, list[float]] = {True: [], False: []}  # by "a's enemy masked"
+    started = time.monotonic()
+    for board, a, b, loc in zip(boards, moves[0], moves[1], local, strict=True):
+        if a != b:
+            va, vb = oracle_values(board, 0, (a, b), args.oracle_depth, evaluator)
+            verdicts[loc].append(va - vb)
+    print(
+        f"oracle: alpha-beta over both snakes, depth {args.oracle_depth}, "
+        f"{time.monotonic() - started:.0f} s"
+    )
+    for loc, diffs in verdicts.items():
+        if diffs:
+            better = sum(d > 0 for d in diffs)
+            worse = sum(d < 0 for d in diffs)
+            print(
+                f"  a's last depth {'masked' if loc else 'simulated'} the enemy: "
+                f"{len(diffs)} different moves; the oracle prefers a's {better}, b's {worse}, "
+                f"ties {len(diffs) - better - worse}; mean a - b {np.mean(diffs):+.2f} points"
+            )
 
 
 if __name__ == "__main__":

@@ -129,9 +129,11 @@ snakes() {  # GAME CLOCK FIELD LOG: a tournament of 500 games
 M=margin=0.03 T=weights=tuned
 heuristics="idapos:$T,$M,idapos:eval=greedy,$M,idapos:eval=aggressive,$M,idapos:eval=tailchaser,$M"
 algorithms="idapos:$T,$M,idapos:search=maxn,$T,$M,idapos:search=alphabeta,$T,$M,idapos:search=minimax,$T,$M"
-# the duels' opponents: every variant of both columns but IDAPOS itself
-duels="idapos:eval=greedy,$M;idapos:eval=aggressive,$M;idapos:eval=tailchaser,$M"
-duels="$duels;idapos:search=maxn,$T,$M;idapos:search=alphabeta,$T,$M;idapos:search=minimax,$T,$M"
+# the duels' opponents: every variant of both columns but IDAPOS itself; the searches
+# first, alpha-beta first of all: in a duel it is IDAPOS but for locality (RESULTS), the
+# pairing that decides whether IDAPOS beats every variant
+duels="idapos:search=alphabeta,$T,$M;idapos:search=maxn,$T,$M;idapos:search=minimax,$T,$M"
+duels="$duels;idapos:eval=greedy,$M;idapos:eval=aggressive,$M;idapos:eval=tailchaser,$M"
 rts() {  # GAME LOG: the upper triangle of the paper's table, cheapest rows first
   local game=$1 log=$2 row col vs
   local field=(rtsbot:stochastic rtsbot:rush rtmm:time=0.1 rrtmm:time=0.1)
