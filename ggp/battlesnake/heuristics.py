@@ -8,7 +8,10 @@ As ../shared/REFERENCE-SEARCH.md section 2.7 gives the paper's code:
 - :func:`adversarial_fill` ``A``: all heads expand one layer per turn, the longest snake
   first, each cell going to the first snake that reaches it (so a contested cell goes to
   the longer snake); body cells are claimed, with their distance, but not expanded.
-  ``E_i`` counts the non-body cells snake ``i`` claims, ``C_i`` all of them.
+  ``E_i`` counts the non-body cells snake ``i`` claims, ``C_i`` all of them. With a
+  ``lead``, a snake starts that many layers early (a frozen snake of a masked search,
+  given the rounds the search played: ``mask=lead`` of
+  :mod:`~ggp.players.idapos_player`); its food distance counts from the others' start.
 
 Both fills run on bitboards (a Python int, bit ``y (n + 1) + x`` for cell ``(x, y)`` of an
 ``n`` x ``n`` board, a guard column between rows): a layer of the breadth-first search is
@@ -56,7 +59,7 @@ import dataclasses
 import functools
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -196,8 +199,11 @@ class Fill:
         return next((i for i, claim in enumerate(self.claims) if claim & bit), None)
 
 
-def adversarial_fill(board: Board) -> Fill:
-    """``A`` (see the module docstring)."""
+def adversarial_fill(board: Board, lead: Mapping[int, int] | None = None) -> Fill:
+    """``A`` (see the module docstring); snake ``i`` expands ``lead[i]`` layers before
+    the others start (default none), and its food distance is counted from their start
+    (0 for food it reached in its lead)."""
+    lead = lead or {}
     width, on_board = _geometry(board.size)
     bodies, food = _masks(board)
     k = len(board.snakes)
@@ -213,15 +219,17 @@ def adversarial_fill(board: Board) -> Fill:
             taken |= head
         front[i] = head
     near: list[int | None] = [None] * k
-    steps = 0
+    steps = -max((lead.get(i, 0) for i in live), default=0)  # the layer, the leads' first < 1
     while any(front):
         steps += 1
         for i in order:
+            if steps + lead.get(i, 0) < 1:
+                continue  # its lead starts later
             grown = _spread(front[i], width, on_board) & ~taken
             taken |= grown
             claims[i] |= grown
             if near[i] is None and grown & food:
-                near[i] = steps
+                near[i] = max(steps, 0)
             front[i] = grown & ~bodies
     return Fill(
         board.size,
@@ -253,11 +261,14 @@ def _delta_length_food(delta: float, reach: Reach) -> float:
     return m + f * (m_plus - m)
 
 
-def duel_terms(board: Board, me: int, enemy: int) -> dict[str, float]:
-    """The four duel terms for snake ``me`` against ``enemy`` (both alive)."""
+def duel_terms(
+    board: Board, me: int, enemy: int, lead: Mapping[int, int] | None = None
+) -> dict[str, float]:
+    """The four duel terms for snake ``me`` against ``enemy`` (both alive); ``lead``: the
+    adversarial fill's head starts (:func:`adversarial_fill`)."""
     ours, theirs = board.snakes[me], board.snakes[enemy]
     assert ours is not None and theirs is not None
-    fill = adversarial_fill(board)
+    fill = adversarial_fill(board, lead)
     reach_o, reach_e = flood_fill(board, ours.head), flood_fill(board, theirs.head)
     p_o = _pressure(ours.health, _food_distance(board, fill, me))
     p_e = _pressure(theirs.health, _food_distance(board, fill, enemy))
@@ -294,11 +305,15 @@ def multi_terms(board: Board, me: int, fill: Fill | None = None) -> dict[str, fl
 
 
 def duel_heuristic(
-    board: Board, me: int, enemy: int, weights: DuelWeights = PAPER_WEIGHTS.duel
+    board: Board,
+    me: int,
+    enemy: int,
+    weights: DuelWeights = PAPER_WEIGHTS.duel,
+    lead: Mapping[int, int] | None = None,
 ) -> float:
     """The weighted duel terms; with the paper's weights ``0.7 TotalFill + 10 HungerPressure
     + 4 AdversarialFill + 4 DeltaLengthFood``."""
-    return _weighted(weights, duel_terms(board, me, enemy))
+    return _weighted(weights, duel_terms(board, me, enemy, lead))
 
 
 def multi_heuristic(
@@ -342,10 +357,22 @@ class SnakeHeuristicEvaluator:
 
     Args:
         weights: The terms' weights (default the paper's).
+        lead: ``(snakes, turn)``: these snakes' adversarial fill starts one layer early
+            for each turn played since ``turn`` (the frozen snakes of a masked search
+            from a board of that turn: they would have moved as often); None: no lead.
     """
 
-    def __init__(self, weights: SnakeWeights = PAPER_WEIGHTS) -> None:
+    def __init__(
+        self,
+        weights: SnakeWeights = PAPER_WEIGHTS,
+        lead: tuple[frozenset[int], int] | None = None,
+    ) -> None:
         self.weights = weights
+        self.lead = lead
+
+    def with_lead(self, snakes: frozenset[int], turn: int) -> SnakeHeuristicEvaluator:
+        """This evaluator with ``lead=(snakes, turn)`` (None when ``snakes`` is empty)."""
+        return SnakeHeuristicEvaluator(self.weights, (snakes, turn) if snakes else None)
 
     def evaluate(
         self, game: Game, states: Sequence[State], deadline: float | None = None
@@ -398,9 +425,13 @@ class SnakeHeuristicEvaluator:
     ) -> None:
         """Write the live snakes' heuristic values (0..100) into ``row`` (``[R]``);
         with fewer than two alive, leave it as it is."""
+        lead = None
+        if self.lead is not None:
+            snakes_led, turn = self.lead
+            lead = {i: board.turn - turn for i in snakes_led if i in live}
         if len(live) == 2:
             scale = _scale(self.weights.duel)
-            h = duel_heuristic(board, live[0], live[1], self.weights.duel)
+            h = duel_heuristic(board, live[0], live[1], self.weights.duel, lead)
             row[snakes[live[0]]] = 50.0 + 50.0 * h / scale
             row[snakes[live[1]]] = 50.0 - 50.0 * h / scale
             if len(board.snakes) > 2:
@@ -410,9 +441,10 @@ class SnakeHeuristicEvaluator:
                 for i in live:
                     row[snakes[i]] = low + (100 - low) * row[snakes[i]] / 100
         elif len(live) > 2:
-            fill = adversarial_fill(board)
+            fill = adversarial_fill(board, lead)
             phi = {i: multi_heuristic(board, i, fill, self.weights.multi) for i in live}
             relative_values(phi, len(board.snakes), _scale(self.weights.multi), snakes, row)
 
     def __repr__(self) -> str:
-        return f"SnakeHeuristicEvaluator({self.weights!r})"
+        lead = "" if self.lead is None else f", lead={self.lead!r}"
+        return f"SnakeHeuristicEvaluator({self.weights!r}{lead})"

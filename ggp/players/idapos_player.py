@@ -12,8 +12,11 @@ inside the tree, and the fact ``(frozen S)``):
   the paper's safest), moved by the code's reflex policy at every node of the search
   (``mask=reflex``, the paper's choice: they keep direction, eat and dodge, and add no
   sub-ply, :attr:`~ggp.search.classic.sequential.SequentialGame.policy`; it costs a board
-  read per node: about one round less in 0.4 s) or removed (``mask=remove``: they leave the
-  board, the paper's worst);
+  read per node: about one round less in 0.4 s), removed (``mask=remove``: they leave the
+  board, the paper's worst) or frozen with a lead (``mask=lead``, ours: frozen in the
+  tree, but at a leaf ``r`` rounds down the leaf heuristic's adversarial fill starts them
+  ``r`` layers early, as if they had moved as often; a frozen enemy otherwise leaves us
+  ground it would have contested; ``eval=snake`` only);
 - the masked board is searched to depth ``d`` with alpha-beta when two snakes are simulated
   and max^n otherwise, leaves valued by the paper's heuristics
   (:class:`~ggp.battlesnake.heuristics.SnakeHeuristicEvaluator`);
@@ -43,7 +46,7 @@ Its heuristics column compares leaf heuristics in the same search: ``eval=greedy
 
 Options (``idapos:KEY=VALUE,...``): ``search=idapos|maxn|alphabeta|minimax``,
 ``eval=snake|greedy|aggressive|tailchaser``,
-``mask=reflex|freeze|remove``, ``prune=yes|no``,
+``mask=reflex|freeze|remove|lead``, ``prune=yes|no``,
 ``depth=N`` (deepest round),
 ``margin=S`` (seconds kept before the deadline, default 0.1), ``weights=W`` (the heuristic's
 weights: ``paper``, ``tuned`` (found by ``ggp tune``) or a weights file; default
@@ -92,7 +95,7 @@ from ggp.search.classic.sequential import FixedPolicy, MovePruning
 
 __all__ = ["IdaposSettings", "IdaposPlayer", "parse_idapos_options", "played_out"]
 
-Mask = Literal["reflex", "freeze", "remove"]
+Mask = Literal["reflex", "freeze", "remove", "lead"]
 Algorithm = Literal["idapos", "maxn", "alphabeta", "minimax"]
 
 
@@ -140,7 +143,7 @@ def parse_idapos_options(argument: str | None) -> IdaposSettings:
                 settings = replace(settings, search=value)  # type: ignore[arg-type]
             elif key == "eval" and value in ("snake", *SIMPLE_HEURISTICS):
                 settings = replace(settings, leaf=value)  # type: ignore[arg-type]
-            elif key == "mask" and value in ("reflex", "freeze", "remove"):
+            elif key == "mask" and value in ("reflex", "freeze", "remove", "lead"):
                 settings = replace(settings, mask=value)  # type: ignore[arg-type]
             elif key == "depth" and int(value) >= 1:
                 settings = replace(settings, max_depth=int(value))
@@ -153,9 +156,13 @@ def parse_idapos_options(argument: str | None) -> IdaposSettings:
         except ValueError:
             raise GameError(
                 f"idapos option {item!r}: expected search=idapos|maxn|alphabeta|minimax, "
-                "eval=snake|greedy|aggressive|tailchaser, mask=reflex|freeze|remove, prune=yes|no, "
-                "depth=N, margin=S or weights=paper|tuned|FILE"
+                "eval=snake|greedy|aggressive|tailchaser, mask=reflex|freeze|remove|lead, "
+                "prune=yes|no, depth=N, margin=S or weights=paper|tuned|FILE"
             ) from None
+    if settings.mask == "lead" and settings.leaf != "snake":
+        raise GameError(
+            f"idapos options {argument!r}: mask=lead needs the paper's heuristics (eval=snake)"
+        )
     return settings
 
 
@@ -249,14 +256,17 @@ class IdaposPlayer(BoardPlayer):
             if self.settings.mask == "remove":
                 cut = tuple(None if i in masked else s for i, s in enumerate(board.snakes))
                 state = board_state(model, replace(board, snakes=cut))
-            elif self.settings.mask == "freeze":
+            elif self.settings.mask in ("freeze", "lead"):
                 state = board_state(model, board, frozen=masked)
             else:
                 state = board_state(model, board)
             search = searches.get(masked)
             if search is None:
+                evaluator = self.evaluator
+                if self.settings.mask == "lead" and isinstance(evaluator, SnakeHeuristicEvaluator):
+                    evaluator = evaluator.with_lead(masked, board.turn)
                 search = searches[masked] = _SEARCHES[self.settings.search](len(chosen))(
-                    model, role, self.evaluator
+                    model, role, evaluator
                 )
                 board_of = _last_board_reader(model)  # the policy and pruning share reads
                 if self.settings.mask == "reflex" and masked:

@@ -244,7 +244,7 @@ PLAYER_SPECS: tuple[PlayerSpec, ...] = (
     PlayerSpec(
         "idapos",
         "IDAPOS, the Battlesnake search: iterative deepening over the snakes within reach, "
-        "the rest frozen (options mask=freeze|reflex|remove, depth=N, margin=S; "
+        "the rest frozen (options mask=freeze|reflex|remove|lead, depth=N, margin=S; "
         "games/battlesnake/ only)",
         lambda r: IdaposPlayer(parse_idapos_options(r.argument), r.rng),
         takes_argument=True,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from ggp.battlesnake.board import (
     distances,
     neighbours,
     read_board,
+    search_game,
 )
 from ggp.battlesnake.heuristics import (
     LIVE_HIGH,
@@ -66,6 +68,39 @@ def test_adversarial_fill_gives_contested_cells_to_the_longer_snake() -> None:
     assert fill.free[1] > fill.free[0]
 
 
+def test_a_lead_starts_a_snakes_fill_early() -> None:
+    # as above; the short snake given two layers' lead takes the centre and its food
+    long = SnakeBody(((0, 3), (0, 2), (0, 1), (0, 0)), 100)
+    short = SnakeBody(((6, 3), (6, 2), (6, 1)), 100)
+    board = Board(7, 0, (short, long), frozenset({(3, 3)}))
+    plain = adversarial_fill(board)
+    assert adversarial_fill(board, {}) == plain
+    led = adversarial_fill(board, {0: 2})
+    assert led.owner((3, 3)) == 0 and led.food_distance == (1, None)  # 3 steps, 2 of them led
+    assert led.free[0] > plain.free[0] and sum(led.claimed) == 49
+    assert adversarial_fill(board, {0: 3}).food_distance == (0, None)
+    assert adversarial_fill(board, {1: 2}).free[1] > plain.free[1]
+
+
+def test_a_lead_lowers_our_value_against_a_frozen_enemy() -> None:
+    # the enemy frozen at the root 3 turns ago: with the lead it claims what it could
+    # have reached in those turns, and our duel value drops
+    game = search_game(11, 2)
+    ours = SnakeBody(((2, 5), (1, 5), (0, 5)), 90)
+    theirs = SnakeBody(((8, 5), (9, 5), (10, 5)), 90)
+    state = board_state(game, Board(11, 10, (ours, theirs), frozenset({(5, 8)})), frozen={1})
+    plain = SnakeHeuristicEvaluator()
+    assert plain.with_lead(frozenset(), 7).lead is None
+    led = plain.with_lead(frozenset({1}), 7)
+    assert led.lead == (frozenset({1}), 7) and "lead=" in repr(led)
+    before = plain.evaluate(game, [state]).values[0]
+    after = led.evaluate(game, [state]).values[0]
+    assert after[0] < before[0] and after[1] > before[1]
+    assert plain.with_lead(frozenset({1}), 10).evaluate(game, [state]).values[0] == (
+        pytest.approx(before)  # no turn played since: no lead
+    )
+
+
 def _reference_distances(board: Board, start: Point) -> dict[Point, int]:
     """Breadth-first distances over the cells without a body, a queue of cells: the
     fills as the paper's code writes them, to hold the bitboards to."""
@@ -73,8 +108,13 @@ def _reference_distances(board: Board, start: Point) -> dict[Point, int]:
     return distances(board.size, start, bodies)
 
 
-def _reference_fill(board: Board) -> tuple[dict[Point, int], dict[Point, int]]:
-    """The adversarial fill with a queue per snake: each cell's owner and distance."""
+def _reference_fill(
+    board: Board, lead: dict[int, int] | None = None
+) -> tuple[dict[Point, int], dict[Point, int]]:
+    """The adversarial fill with a queue per snake: each cell's owner and distance (a
+    snake with a lead starts that many layers early; distances count from the others'
+    start, 0 for cells reached in a lead)."""
+    lead = lead or {}
     bodies = {c for s in board.snakes if s is not None for c in s.body}
     live = [i for i, s in enumerate(board.snakes) if s is not None]
     order = sorted(live, key=lambda i: -len(board.snakes[i].body))  # type: ignore[union-attr]
@@ -86,15 +126,17 @@ def _reference_fill(board: Board) -> tuple[dict[Point, int], dict[Point, int]]:
         if head not in owner:
             owner[head], distance[head] = i, 0
         frontier[i] = [head]
-    depth = 0
+    depth = -max(lead.values(), default=0)
     while any(frontier.values()):
         depth += 1
         for i in order:
+            if depth + lead.get(i, 0) < 1:
+                continue
             grown: list[Point] = []
             for cell in frontier[i]:
                 for nxt in neighbours(board.size, cell):
                     if nxt not in owner:
-                        owner[nxt], distance[nxt] = i, depth
+                        owner[nxt], distance[nxt] = i, max(depth, 0)
                         if nxt not in bodies:
                             grown.append(nxt)
             frontier[i] = grown
@@ -128,9 +170,13 @@ def _boards_of_games(path: Path, games: int, seed: int) -> list[Board]:
 def test_the_bitboard_fills_equal_the_queue_fills(name: str) -> None:
     boards = _boards_of_games(GAMES / f"{name}.gdl", 8, seed=1)
     assert len(boards) > 40
-    for board in boards:
-        owner, distance = _reference_fill(board)
-        fill = adversarial_fill(board)
+    rng = np.random.default_rng(2)
+    for board, led in zip(boards, itertools.cycle([False, True])):
+        # every other board with a lead of 1-3 layers for some of the live snakes
+        live = [i for i, s in enumerate(board.snakes) if s is not None]
+        lead = {i: int(rng.integers(1, 4)) for i in live if led and rng.random() < 0.5}
+        owner, distance = _reference_fill(board, lead)
+        fill = adversarial_fill(board, lead)
         for i, snake in enumerate(board.snakes):
             mine = [c for c, o in owner.items() if o == i]
             assert fill.claimed[i] == len(mine)

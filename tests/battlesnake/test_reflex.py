@@ -248,6 +248,29 @@ def test_a_fixed_policy_holds_a_role_to_one_move_in_the_search() -> None:
         assert child == full.states[full.joints.index(joint)]
 
 
+def test_idapos_leads_the_frozen_snakes_only_with_its_own_heuristics() -> None:
+    assert parse_idapos_options("mask=lead").mask == "lead"
+    with pytest.raises(GameError, match="mask=lead needs"):
+        parse_idapos_options("mask=lead,eval=greedy")
+    game = search_game(11, 2)
+    # the 11x11 duel's start: heads 16 apart, food by each and in the centre
+    start = Board(
+        11,
+        0,
+        (SnakeBody(((9, 9),) * 3, 100), SnakeBody(((1, 1),) * 3, 100)),
+        frozenset({(0, 2), (5, 5), (10, 8)}),
+    )
+    moves = {}
+    for mask in ("freeze", "lead"):
+        player = IdaposPlayer(parse_idapos_options(f"mask={mask},depth=4,weights=tuned"))
+        player.start(MatchInfo("m", game, game.roles[0]))
+        moves[mask] = player.search(start, float("inf"))
+        assert player.last_played_out == [1, 1, 1, 1]  # the enemy out of reach: masked
+    # frozen in its corner, the enemy leaves us the centre; led by the rounds we play,
+    # it contests the centre's food, and we take the food by our side
+    assert moves == {"freeze": "left", "lead": "right"}
+
+
 def test_idapos_with_reflex_masking_plays_a_four_snake_match() -> None:
     game = capped(11, 4, 30)
     rng = np.random.default_rng(2)
