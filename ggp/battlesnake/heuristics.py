@@ -203,7 +203,6 @@ def adversarial_fill(board: Board, lead: Mapping[int, int] | None = None) -> Fil
     """``A`` (see the module docstring); snake ``i`` expands ``lead[i]`` layers before
     the others start (default none), and its food distance is counted from their start
     (0 for food it reached in its lead)."""
-    lead = lead or {}
     width, on_board = _geometry(board.size)
     bodies, food = _masks(board)
     k = len(board.snakes)
@@ -219,17 +218,25 @@ def adversarial_fill(board: Board, lead: Mapping[int, int] | None = None) -> Fil
             taken |= head
         front[i] = head
     near: list[int | None] = [None] * k
-    steps = -max((lead.get(i, 0) for i in live), default=0)  # the layer, the leads' first < 1
+    if lead:  # the leads' layers, before the others start (kept out of the loop below)
+        for steps in range(1 - max(lead.values()), 1):
+            for i in order:
+                if steps + lead.get(i, 0) >= 1:
+                    grown = _spread(front[i], width, on_board) & ~taken
+                    taken |= grown
+                    claims[i] |= grown
+                    if near[i] is None and grown & food:
+                        near[i] = 0
+                    front[i] = grown & ~bodies
+    steps = 0
     while any(front):
         steps += 1
         for i in order:
-            if steps + lead.get(i, 0) < 1:
-                continue  # its lead starts later
             grown = _spread(front[i], width, on_board) & ~taken
             taken |= grown
             claims[i] |= grown
             if near[i] is None and grown & food:
-                near[i] = max(steps, 0)
+                near[i] = steps
             front[i] = grown & ~bodies
     return Fill(
         board.size,
