@@ -11,8 +11,10 @@ lowest-deepest; MCTS: the deepest tree node) and the machines that played it.
 With ``--wdl`` (the RTS tables of issue 16, as the RTMM paper prints them): one row per
 player, each cell its wins-draws-losses against the column over both seats; below it the
 depth the row players' searches reached per move (RTMM's: its lookahead in clock units),
-where the log has it. With ``--wdl --pool``, one table of all the logs given, each
-pairing's games summed (the RTMM paper's Table 1 sums its maps); with ``--wdl --games N``
+where the log has it, and the moves the referee replaced (late or illegal) in each row
+player's games, its own and (logs since 2026-12-06) its opponents'. With ``--wdl --pool``,
+one table of all the logs given, each pairing's games summed (the RTMM paper's Table 1
+sums its maps); with ``--wdl --games N``
 only each cell's first N games, those `ggp eval --games N` plays (with ``--seed``, the
 seed the tables were played with), so that maps logged at different lengths pool evenly;
 with ``--wdl --as SPEC=NAME`` (repeatable) SPEC's games count as NAME's, as row and
@@ -101,6 +103,7 @@ def wdl_table(
     kept: dict[tuple[str, str], set[int]] = {}  # (role, opponent): the first games' seeds
     cells: dict[tuple[str, str], list[float]] = defaultdict(list)
     depths: dict[str, list[int]] = defaultdict(list)
+    late: dict[str, list[dict[str, Any]]] = defaultdict(list)  # the row player's records
     games: set[str] = set()
     every: list[dict[str, Any]] = []
     for path in paths:
@@ -116,6 +119,7 @@ def wdl_table(
             if columns is not None and opponent not in columns:
                 continue
             every.append(record)
+            late[player].append(record)
             cells[(player, opponent)].append(float(record["score"]))
             depths[player] += [int(d) for d in record.get("depths", [])]
             games.add(record["game"])
@@ -144,7 +148,20 @@ def wdl_table(
     if searched:
         lines += ["", "Depth per searched move of the row player (RTMM: lookahead in clock "]
         lines[-1] += "units past the root), median (lowest-deepest): " + "; ".join(searched)
+    if any(r.get("replaced") or r.get("opponent_replaced") for r in every):
+        lines += ["", "Moves the referee replaced (late or illegal) in the row player's games: "]
+        lines[-1] += "; ".join(_replaced(p, late[p]) for p in players)
     return "\n".join(lines)
+
+
+def _replaced(player: str, records: list[dict[str, Any]]) -> str:
+    """`player`'s replaced moves over its games and, where the records keep them
+    (since 2026-12-06), its opponents' in those games."""
+    text = f"`{player}` {sum(int(r.get('replaced', 0)) for r in records)} in {len(records)} games"
+    theirs = [int(r["opponent_replaced"]) for r in records if "opponent_replaced" in r]
+    if theirs:
+        text += f" (the opponents' {sum(theirs)}, in the {len(theirs)} that log it)"
+    return text
 
 
 def round_robin(path: Path, players: list[str]) -> str:

@@ -151,6 +151,25 @@ def test_the_machines_speed_is_summed_up_where_records_have_it(
     assert "Machine speed" not in tables.table(older) + tables.wdl_table(older)
 
 
+def test_wdl_says_whose_moves_the_referee_replaced(tables: ModuleType, tmp_path: Path) -> None:
+    log = write(
+        tmp_path,
+        [
+            record("a", "b", "blue", 1, 0.0, replaced=2, opponent_replaced=1),
+            record("a", "b", "red", 2, 1.0, replaced=1),  # logged before the opponents' count
+            record("b", "a", "blue", 3, 1.0, replaced=0, opponent_replaced=0),
+        ],
+    )
+    lines = tables.wdl_table(log).splitlines()
+    assert lines[-1] == (
+        "Moves the referee replaced (late or illegal) in the row player's games: `a` 3 in 2 "
+        "games (the opponents' 1, in the 1 that log it); `b` 0 in 1 games (the opponents' 0, "
+        "in the 1 that log it)"
+    )
+    none = write(tmp_path, [record("a", "b", "blue", 1, 1.0, replaced=0, opponent_replaced=0)])
+    assert "replaced" not in tables.wdl_table(none)
+
+
 def test_wdl_first_games_keeps_those_ggp_eval_games_n_plays(
     tables: ModuleType, tmp_path: Path
 ) -> None:

@@ -331,9 +331,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     print(format_table(table, wdl=args.wdl))
     replaced = sum(c.replaced for c in table.cells)
     slowest = max(c.max_move_s for c in table.cells)
+    theirs = [c.opponent_replaced for c in table.cells if c.opponent_replaced is not None]
     print(
         f"{table.seconds:.0f} s; longest move {slowest:.2f} s; "
         f"{replaced} move(s) of {player_spec} replaced by the referee (late or illegal)"
+        + (f", {sum(theirs)} of the opponents'" if theirs else "")
     )
     return 0
 

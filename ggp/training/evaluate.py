@@ -94,6 +94,8 @@ class Cell:
         losses: Matches scored 0.
         depth: ``(lowest, median, deepest)`` depth the player's searches reached per
             move over the cell's matches (classic-search players; None for others).
+        opponent_replaced: The opponents' moves the referee replaced, in the matches
+            that logged it (:attr:`MatchOutput.opponent_replaced`); None if none did.
     """
 
     role: str
@@ -109,6 +111,7 @@ class Cell:
     draws: int = 0
     losses: int = 0
     depth: tuple[int, float, int] | None = None
+    opponent_replaced: int | None = None
 
 
 @dataclass(frozen=True)
@@ -627,6 +630,7 @@ def evaluate(
             mean = sum(o.score for o in outs) / len(outs)
             low, high = wilson_interval(mean, len(outs))
             depths = [d for o in outs for d in o.depths]
+            theirs = [o.opponent_replaced for o in outs if o.opponent_replaced is not None]
             cells.append(
                 Cell(
                     role=role,
@@ -642,6 +646,7 @@ def evaluate(
                     draws=sum(0 < o.score < 1 for o in outs),
                     losses=sum(o.score == 0 for o in outs),
                     depth=(min(depths), statistics.median(depths), max(depths)) if depths else None,
+                    opponent_replaced=sum(theirs) if theirs else None,
                 )
             )
     return EvalTable(

@@ -328,6 +328,10 @@ class MatchOutput:
         depths: ``[searched moves]`` the depth each search of the player reached, for
             the classic-search players (:attr:`ClassicPlayer.depths
             <ggp.players.classic_player.ClassicPlayer.depths>`); empty for others.
+        opponent_replaced: The opponents' moves the referee replaced, all their roles
+            together (None in logs written before 2026-12-06, which did not keep it:
+            whether a table's late moves are one side's or the clock's).
+        opponent_max_move_s: The opponents' longest time for one move (None as above).
     """
 
     score: float
@@ -337,6 +341,8 @@ class MatchOutput:
     max_move_s: float
     seconds: float
     depths: tuple[int, ...] = ()
+    opponent_replaced: int | None = None
+    opponent_max_move_s: float | None = None
 
 
 def run_match_task(task: MatchTask) -> MatchOutput:
@@ -359,6 +365,7 @@ def run_match_task(task: MatchTask) -> MatchOutput:
     replaced = sum(1 for rep in record.replacements if rep.role == role.name)
     index = game.role_index(role)
     times = [step[index] for step in record.move_seconds]
+    others = [game.role_index(r) for r in game.player_roles if r != role]
     player = players[role]
     return MatchOutput(
         score=match_score(record.goals, game, role),
@@ -368,6 +375,10 @@ def run_match_task(task: MatchTask) -> MatchOutput:
         max_move_s=max(times, default=0.0),
         seconds=time.monotonic() - started,
         depths=searched_depths(player),
+        opponent_replaced=len(record.replacements) - replaced,  # chance is never replaced
+        opponent_max_move_s=max(
+            (step[i] for step in record.move_seconds for i in others), default=0.0
+        ),
     )
 
 

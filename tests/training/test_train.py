@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -450,6 +451,46 @@ def test_eval_log_is_shared_across_folders_tables_and_records_depths(
     played.clear()
     assert main(["eval", str(copy), "--vs", "random", *common]) == 0
     assert played == ["random", "random"]
+
+
+def test_a_match_logs_the_opponents_late_moves_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whose moves came late: the row player's and, since 2026-12-06, the opponents'
+    (a table's late moves may be one side's or the machine's); older logs read as
+    unknown (None), not as none."""
+    from ggp.players import registry
+    from ggp.players.random_player import RandomPlayer
+    from ggp.training import evaluate as evaluate_module
+    from ggp.training.workers import MatchTask, run_match_task
+
+    class Slow(RandomPlayer):
+        def play(self, observation: Any, deadline: float) -> Any:
+            time.sleep(0.25)
+            return super().play(observation, deadline)
+
+    make = registry.make_player
+    monkeypatch.setattr(
+        registry,
+        "make_player",
+        lambda spec, rng, game=None: Slow(rng) if spec == "slow" else make(spec, rng, game),
+    )
+    task = MatchTask(str(GAMES / "tictactoe.gdl"), "random", "slow", "xplayer", 3, 0.2)
+    out = run_match_task(task)
+    assert out.replaced == 0 and out.max_move_s < 0.2
+    assert out.opponent_replaced is not None and out.opponent_max_move_s is not None
+    assert out.opponent_replaced == out.moves >= 5  # asked every step (noop too), always late
+    assert out.opponent_max_move_s >= 0.25
+    log = tmp_path / "matches.jsonl"
+    log.write_text(evaluate_module.log_record(task.game_path, task, out))
+    (logged,) = evaluate_module.read_match_log(log).values()
+    assert logged == out
+    record = json.loads(log.read_text())
+    old = {k: v for k, v in record.items() if not k.startswith("opponent_")}  # before the fields
+    log.write_text(json.dumps(old) + "\n")
+    (logged,) = evaluate_module.read_match_log(log).values()
+    assert logged.opponent_replaced is None and logged.opponent_max_move_s is None
+    assert logged.replaced == 0
 
 
 def test_eval_of_a_trained_checkpoint(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
