@@ -14,11 +14,10 @@ depth the row players' searches reached per move (RTMM's: its lookahead in clock
 where the log has it, and the moves the referee replaced (late or illegal) in each row
 player's games, its own and (logs since 2026-12-06) its opponents'. With ``--wdl --pool``,
 one table of all the logs given, each pairing's games summed (the RTMM paper's Table 1
-sums its maps); with ``--wdl --games N``
-only each cell's first N games, those `ggp eval --games N` plays (with ``--seed``, the
-seed the tables were played with), so that maps logged at different lengths pool evenly;
-with ``--wdl --as SPEC=NAME`` (repeatable) SPEC's games count as NAME's, as row and
-column (each map's own network as one player).
+sums its maps); with ``--wdl --games N`` only each cell's first N games, those `ggp eval
+--games N` plays (with ``--seed``, the seed the tables were played with), so that maps
+logged at different lengths pool evenly; with ``--wdl --as SPEC=NAME`` (repeatable)
+SPEC's games count as NAME's, as row and column (each map's own network as one player).
 With ``--round-robin P,Q,R``: the cross table of those players (issue 14's round robin
 of the best three), each cell the row's score against the column over both roles, from
 the games of either seating (`--player P --vs Q` or `--player Q --vs P`), the diagonal
