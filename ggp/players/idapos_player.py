@@ -67,7 +67,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 
@@ -139,11 +139,11 @@ def parse_idapos_options(argument: str | None) -> IdaposSettings:
             settings = replace(settings, weights=snake_weights(value))
             continue
         try:
-            if key == "search" and value in ("idapos", "maxn", "alphabeta", "minimax"):
+            if key == "search" and value in get_args(Algorithm):
                 settings = replace(settings, search=value)  # type: ignore[arg-type]
             elif key == "eval" and value in ("snake", *SIMPLE_HEURISTICS):
                 settings = replace(settings, leaf=value)  # type: ignore[arg-type]
-            elif key == "mask" and value in ("reflex", "freeze", "remove", "lead"):
+            elif key == "mask" and value in get_args(Mask):
                 settings = replace(settings, mask=value)  # type: ignore[arg-type]
             elif key == "depth" and int(value) >= 1:
                 settings = replace(settings, max_depth=int(value))
