@@ -11,13 +11,14 @@ lowest-deepest; MCTS: the deepest tree node) and the machines that played it.
 With ``--wdl`` (the RTS tables of issue 16, as the RTMM paper prints them): one row per
 player, each cell its wins-draws-losses against the column over both seats; below it the
 depth the row players' searches reached per move (RTMM's: its lookahead in clock units),
-where the log has it, and the moves the referee replaced (late or illegal) in each row
-player's games, its own and (logs since 2026-12-06) its opponents'. With ``--wdl --pool``,
-one table of all the logs given, each pairing's games summed (the RTMM paper's Table 1
-sums its maps); with ``--wdl --games N`` only each cell's first N games, those `ggp eval
---games N` plays (with ``--seed``, the seed the tables were played with), so that maps
-logged at different lengths pool evenly; with ``--wdl --as SPEC=NAME`` (repeatable)
-SPEC's games count as NAME's, as row and column (each map's own network as one player).
+where the log has it, the column players' (logs since 2026-12-07), and the moves the
+referee replaced (late or illegal) in each row player's games, its own and (logs since
+2026-12-06) its opponents'. With ``--wdl --pool``, one table of all the logs given, each
+pairing's games summed (the RTMM paper's Table 1 sums its maps); with ``--wdl --games N``
+only each cell's first N games, those `ggp eval --games N` plays (with ``--seed``, the seed
+the tables were played with), so that maps logged at different lengths pool evenly; with
+``--wdl --as SPEC=NAME`` (repeatable) SPEC's games count as NAME's, as row and column (each
+map's own network as one player).
 With ``--round-robin P,Q,R``: the cross table of those players (issue 14's round robin
 of the best three), each cell the row's score against the column over both roles, from
 the games of either seating (`--player P --vs Q` or `--player Q --vs P`), the diagonal
@@ -102,6 +103,7 @@ def wdl_table(
     kept: dict[tuple[str, str], set[int]] = {}  # (role, opponent): the first games' seeds
     cells: dict[tuple[str, str], list[float]] = defaultdict(list)
     depths: dict[str, list[int]] = defaultdict(list)
+    their_depths: dict[str, list[int]] = defaultdict(list)  # the column's, where logged
     late: dict[str, list[dict[str, Any]]] = defaultdict(list)  # the row player's records
     games: set[str] = set()
     every: list[dict[str, Any]] = []
@@ -121,6 +123,7 @@ def wdl_table(
             late[player].append(record)
             cells[(player, opponent)].append(float(record["score"]))
             depths[player] += [int(d) for d in record.get("depths", [])]
+            their_depths[opponent] += [int(d) for d in record.get("opponent_depths") or []]
             games.add(record["game"])
     players = sorted({p for p, _ in cells}, key=_order)
     opponents = sorted({o for _, o in cells}, key=_order)
@@ -147,6 +150,14 @@ def wdl_table(
     if searched:
         lines += ["", "Depth per searched move of the row player (RTMM: lookahead in clock "]
         lines[-1] += "units past the root), median (lowest-deepest): " + "; ".join(searched)
+    theirs = [
+        f"`{o}` {statistics.median(d):g} ({min(d)}-{max(d)}; {len(d)} moves)"
+        for o in opponents
+        if (d := their_depths[o])
+    ]
+    if theirs:
+        lines += ["", "Depth per searched move of the column player, in the games that log it "]
+        lines[-1] += "(since 2026-12-07), median (lowest-deepest): " + "; ".join(theirs)
     if any(r.get("replaced") or r.get("opponent_replaced") for r in every):
         lines += ["", "Moves the referee replaced (late or illegal) in the row player's games: "]
         lines[-1] += "; ".join(_replaced(p, late[p]) for p in players)

@@ -170,6 +170,27 @@ def test_wdl_says_whose_moves_the_referee_replaced(tables: ModuleType, tmp_path:
     assert "replaced" not in tables.wdl_table(none)
 
 
+def test_wdl_prints_the_column_players_depths_where_logged(
+    tables: ModuleType, tmp_path: Path
+) -> None:
+    log = write(
+        tmp_path,
+        [
+            record("a", "b", "blue", 1, 1.0, depths=[5, 6, 7], opponent_depths=[3, 4]),
+            record("a", "b", "red", 2, 0.0, depths=[5], opponent_depths=None),
+            record("a", "c", "red", 3, 0.0, depths=[2]),  # logged before the field
+            record("b", "c", "red", 4, 0.0, depths=[2], opponent_depths=[8]),
+        ],
+    )
+    lines = tables.wdl_table(log).splitlines()
+    assert lines[-1] == (
+        "Depth per searched move of the column player, in the games that log it (since "
+        "2026-12-07), median (lowest-deepest): `b` 3.5 (3-4; 2 moves); `c` 8 (8-8; 1 moves)"
+    )
+    older = write(tmp_path, [record("a", "b", "blue", 1, 1.0, depths=[5])])
+    assert "column player" not in tables.wdl_table(older)
+
+
 def test_wdl_first_games_keeps_those_ggp_eval_games_n_plays(
     tables: ModuleType, tmp_path: Path
 ) -> None:

@@ -35,6 +35,7 @@ __all__ = [
     "Cell",
     "EvalTable",
     "Left",
+    "depth_spread",
     "wilson_interval",
     "evaluate",
     "evaluate_left",
@@ -96,6 +97,9 @@ class Cell:
             move over the cell's matches (classic-search players; None for others).
         opponent_replaced: The opponents' moves the referee replaced, in the matches
             that logged it (:attr:`MatchOutput.opponent_replaced`); None if none did.
+        opponent_depth: As ``depth``, the opponents' searches, in the matches that logged
+            them (:attr:`MatchOutput.opponent_depths`); None if none did or they do not
+            count depths.
     """
 
     role: str
@@ -112,6 +116,7 @@ class Cell:
     losses: int = 0
     depth: tuple[int, float, int] | None = None
     opponent_replaced: int | None = None
+    opponent_depth: tuple[int, float, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -362,6 +367,8 @@ def read_match_log(path: Path, *, repair: bool = True) -> dict[MatchKey, MatchOu
         task = MatchTask(**{name: record[name] for name in task_fields})
         values = {name: record[name] for name in output_fields if name in record}
         values["depths"] = tuple(values.get("depths", ()))
+        if values.get("opponent_depths") is not None:
+            values["opponent_depths"] = tuple(values["opponent_depths"])
         return match_key(task, str(record["game"])), MatchOutput(**values)  # file elsewhere?
 
     return dict(read_log(path, "match", parse, repair=repair))
@@ -631,6 +638,7 @@ def evaluate(
             low, high = wilson_interval(mean, len(outs))
             depths = [d for o in outs for d in o.depths]
             theirs = [o.opponent_replaced for o in outs if o.opponent_replaced is not None]
+            their_depths = [d for o in outs for d in o.opponent_depths or ()]
             cells.append(
                 Cell(
                     role=role,
@@ -645,8 +653,9 @@ def evaluate(
                     wins=sum(o.score == 1 for o in outs),
                     draws=sum(0 < o.score < 1 for o in outs),
                     losses=sum(o.score == 0 for o in outs),
-                    depth=(min(depths), statistics.median(depths), max(depths)) if depths else None,
+                    depth=depth_spread(depths),
                     opponent_replaced=sum(theirs) if theirs else None,
+                    opponent_depth=depth_spread(their_depths),
                 )
             )
     return EvalTable(
@@ -657,6 +666,16 @@ def evaluate(
         cells=tuple(cells),
         seconds=time.monotonic() - started,
     )
+
+
+def depth_spread(depths: Sequence[int]) -> tuple[int, float, int] | None:
+    """``(lowest, median, deepest)`` of ``depths``; None if empty.
+
+    Example:
+        >>> depth_spread([5, 3, 4, 9]), depth_spread([])
+        ((3, 4.5, 9), None)
+    """
+    return (min(depths), statistics.median(depths), max(depths)) if depths else None
 
 
 def format_table(table: EvalTable, wdl: bool = False) -> str:
@@ -675,17 +694,23 @@ def format_table(table: EvalTable, wdl: bool = False) -> str:
             text = f"{c.score:.1f} [{c.low:.1f}, {c.high:.1f}]"
             row.append(f"{c.wins}-{c.draws}-{c.losses}: {text}" if wdl else text)
         lines.append("| " + " | ".join(row) + " |")
-    if any(c.depth is not None for c in table.cells):
+    sections: list[tuple[str, Callable[[Cell], tuple[int, float, int] | None]]] = [
+        (table.player, lambda c: c.depth),
+        ("the opponent", lambda c: c.opponent_depth),
+    ]
+    for whose, depth_of in sections:
+        if all(depth_of(c) is None for c in table.cells):
+            continue
         lines += [
             "",
-            f"depth {table.player} reached per searched move: median (lowest-deepest)",
+            f"depth {whose} reached per searched move: median (lowest-deepest)",
             "| game, agent | " + " | ".join(f"vs {o}" for o in table.opponents) + " |",
             "| --- |" + " --- |" * len(table.opponents),
         ]
         for role in table.roles:
             row = [f"{name}, {table.player} as {role}"]
             for opponent in table.opponents:
-                d = table.cell(role, opponent).depth
+                d = depth_of(table.cell(role, opponent))
                 row.append("-" if d is None else f"{d[1]:g} ({d[0]}-{d[2]})")
             lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)

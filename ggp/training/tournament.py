@@ -43,7 +43,15 @@ import numpy as np
 from ggp.errors import GameError
 from ggp.gdl.terms import Const
 from ggp.training.config import Backend
-from ggp.training.evaluate import Left, game_id, left_row, play_logged, read_log, stopped
+from ggp.training.evaluate import (
+    Left,
+    depth_spread,
+    game_id,
+    left_row,
+    play_logged,
+    read_log,
+    stopped,
+)
 from ggp.training.workers import WorkerPool, _worker_state, searched_depths
 
 __all__ = [
@@ -411,11 +419,7 @@ def _table(
                 first=sum(v == 1.0 for v in values) / n if n else 0.0,
                 replaced=replaced[spec],
                 max_move_s=longest[spec],
-                depth=(
-                    (min(depths[spec]), statistics.median(depths[spec]), max(depths[spec]))
-                    if depths[spec]
-                    else None
-                ),
+                depth=depth_spread(depths[spec]),
             )
         )
     standings.sort(key=lambda s: (s.mean, s.spec))

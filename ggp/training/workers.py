@@ -332,6 +332,10 @@ class MatchOutput:
             together (None in logs written before 2026-12-06, which did not keep it:
             whether a table's late moves are one side's or the clock's).
         opponent_max_move_s: The opponents' longest time for one move (None as above).
+        opponent_depths: ``[searched moves]`` the depth each search of the opponents
+            reached, all their roles together, as ``depths`` (empty for players that do
+            not count them; None in logs written before 2026-12-07, which did not keep it:
+            whether the player out-searched its opponent).
     """
 
     score: float
@@ -343,6 +347,7 @@ class MatchOutput:
     depths: tuple[int, ...] = ()
     opponent_replaced: int | None = None
     opponent_max_move_s: float | None = None
+    opponent_depths: tuple[int, ...] | None = None
 
 
 def run_match_task(task: MatchTask) -> MatchOutput:
@@ -378,6 +383,9 @@ def run_match_task(task: MatchTask) -> MatchOutput:
         opponent_replaced=len(record.replacements) - replaced,  # chance is never replaced
         opponent_max_move_s=max(
             (step[i] for step in record.move_seconds for i in others), default=0.0
+        ),
+        opponent_depths=tuple(
+            d for r in game.player_roles if r != role for d in searched_depths(players[r])
         ),
     )
 

@@ -438,6 +438,8 @@ def test_eval_log_is_shared_across_folders_tables_and_records_depths(
     assert all(r["depths"] and set(r["depths"]) == {2} for r in records)
     assert "depth alphabeta:depth=2 reached per searched move" in first
     assert "| tictactoe, alphabeta:depth=2 as xplayer | 2 (2-2) |" in first
+    assert all(r["opponent_depths"] == [] for r in records)  # random counts none
+    assert "depth the opponent reached" not in first
     # As if written on another machine: the logged path does not exist here.
     log.write_text(
         "".join(json.dumps({**r, "game_path": "/gone/tictactoe.gdl"}) + "\n" for r in records)
@@ -490,7 +492,26 @@ def test_a_match_logs_the_opponents_late_moves_too(
     log.write_text(json.dumps(old) + "\n")
     (logged,) = evaluate_module.read_match_log(log).values()
     assert logged.opponent_replaced is None and logged.opponent_max_move_s is None
+    assert logged.opponent_depths is None and out.opponent_depths == ()  # random: no depths
     assert logged.replaced == 0
+
+
+def test_eval_logs_and_prints_the_opponents_depths(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Since 2026-12-07 a match logs the depths the opponents' searches reached too
+    (whether the player out-searched its opponent), and the table prints them."""
+    log = tmp_path / "matches.jsonl"
+    args = ["eval", str(GAMES / "tictactoe.gdl"), "--player", "alphabeta:depth=2", "--vs",
+            "alphabeta:depth=1", "--games", "1", "--as", "oplayer", "--backend", "inline",
+            "--no-progress", "--log", str(log)]  # fmt: skip
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    (record,) = [json.loads(line) for line in log.read_text().splitlines()]
+    assert set(record["depths"]) == {2} and set(record["opponent_depths"]) == {1}
+    assert len(record["depths"]) + len(record["opponent_depths"]) <= 9  # one a searched move
+    assert "depth the opponent reached per searched move" in out
+    assert "| tictactoe, alphabeta:depth=2 as oplayer | 1 (1-1) |" in out
 
 
 def test_eval_of_a_trained_checkpoint(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
