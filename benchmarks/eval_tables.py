@@ -142,22 +142,18 @@ def wdl_table(
             wins, draws = sum(s == 1 for s in scores), sum(s == 0.5 for s in scores)
             row.append(f"{wins}-{draws}-{len(scores) - wins - draws}" if scores else "")
         lines.append("| " + " | ".join(row) + " |")
-    searched = [
-        f"`{p}` {statistics.median(d):g} ({min(d)}-{max(d)}; {len(d)} moves)"
-        for p in players
-        if (d := depths[p])
-    ]
-    if searched:
-        lines += ["", "Depth per searched move of the row player (RTMM: lookahead in clock "]
-        lines[-1] += "units past the root), median (lowest-deepest): " + "; ".join(searched)
-    theirs = [
-        f"`{o}` {statistics.median(d):g} ({min(d)}-{max(d)}; {len(d)} moves)"
-        for o in opponents
-        if (d := their_depths[o])
-    ]
-    if theirs:
-        lines += ["", "Depth per searched move of the column player, in the games that log it "]
-        lines[-1] += "(since 2026-12-07), median (lowest-deepest): " + "; ".join(theirs)
+    for whose, by_spec, specs in (
+        ("row player (RTMM: lookahead in clock units past the root)", depths, players),
+        ("column player, in the games that log it (since 2026-12-07)", their_depths, opponents),
+    ):
+        spreads = [
+            f"`{spec}` {statistics.median(d):g} ({min(d)}-{max(d)}; {len(d)} moves)"
+            for spec in specs
+            if (d := by_spec[spec])
+        ]
+        if spreads:
+            lines += ["", f"Depth per searched move of the {whose}, median (lowest-deepest): "]
+            lines[-1] += "; ".join(spreads)
     if any(r.get("replaced") or r.get("opponent_replaced") for r in every):
         lines += ["", "Moves the referee replaced (late or illegal) in the row player's games: "]
         lines[-1] += "; ".join(_replaced(p, late[p]) for p in players)

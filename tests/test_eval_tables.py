@@ -183,6 +183,10 @@ def test_wdl_prints_the_column_players_depths_where_logged(
         ],
     )
     lines = tables.wdl_table(log).splitlines()
+    assert lines[-3] == (
+        "Depth per searched move of the row player (RTMM: lookahead in clock units past the "
+        "root), median (lowest-deepest): `a` 5 (2-7; 5 moves); `b` 2 (2-2; 1 moves)"
+    )
     assert lines[-1] == (
         "Depth per searched move of the column player, in the games that log it (since "
         "2026-12-07), median (lowest-deepest): `b` 3.5 (3-4; 2 moves); `c` 8 (8-8; 1 moves)"
